@@ -1,0 +1,69 @@
+// The entry points of the BF16 component-product emulation, as the shim sees them.
+//
+// Semantics are those of column-major BLAS xGEMM:  C := alpha * op(A) * op(B) + beta * C,
+// with op(X) = X for trans 'N'/'n' and X^T for 'T'/'t'/'C'/'c'.
+//
+// Preconditions, checked by the caller (shim/policy) before it routes a call here:
+//   - the arguments are valid in the BLAS sense (no xerbla case),
+//   - m, n, k >= 1 and alpha != 0 (degenerate calls are forwarded to the real BLAS),
+//   - the inputs passed the policy's domain scan.
+// Contract on failure: a non-null return value is the forward reason (e.g. "memory:workspace-cap",
+// "domain:slice-subnormal"); C has not been touched and the caller forwards the call.
+// beta == 0 never reads C (NaN or Inf already in C does not survive).
+#pragma once
+
+#include <cstddef>
+
+namespace amxblas::kernels {
+
+enum class Backend : int {
+    reference = 0,  // portable scalar micro-kernel, follows the SDM definition of TDPBF16PS
+    avx512 = 1,     // AVX-512 BF16 (VDPBF16PS) micro-kernel
+    amx = 2,        // AMX-BF16 (TDPBF16PS) micro-kernel
+};
+
+const char* backend_name(Backend b);  // "reference", "avx512", "amx"
+
+// "Was this path built?" and "can it run on this machine?" are separate questions.
+bool backend_built(Backend b);
+// reference: always; avx512: CPU has AVX512F+BW+BF16 and the OS saves ZMM state;
+// amx: CPUID AMX-TILE/AMX-BF16, palette 1 in leaf 0x1D and arch_prctl(ARCH_REQ_XCOMP_PERM)
+// succeeds. Computed once, cached, thread-safe.
+bool backend_runnable_on_cpu(Backend b);
+// True when the trap-and-emulate AMX harness (tests/amxemu) is loaded in this process.
+bool amx_emulator_present();
+
+// Time spent in each phase of one call, for the benchmark's breakdown (Figure 10 of the paper).
+struct PhaseTimes {
+    double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
+    double compute_s = 0;     // component products and reconstruction into C
+};
+
+struct RunOptions {
+    Backend backend = Backend::reference;
+    int fp64_products = 21;              // 6, 10, 15 or 21 (DGEMM only)
+    int threads = 1;                     // OpenMP threads for split, pack and compute
+    std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
+    PhaseTimes* times = nullptr;         // optional
+};
+
+template <typename T>
+struct GemmArgs {
+    char transa, transb;
+    int m, n, k;
+    T alpha;
+    const T* a; int lda;
+    const T* b; int ldb;
+    T beta;
+    T* c; int ldc;
+};
+
+// Bytes of component buffers one call needs (computed before any allocation).
+std::size_t sgemm_workspace_bytes(int m, int n, int k);
+std::size_t dgemm_workspace_bytes(int m, int n, int k);
+
+// Return nullptr on success, else a static forward-reason string (C untouched).
+const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt);
+const char* emulate_dgemm(const GemmArgs<double>& args, const RunOptions& opt);
+
+}  // namespace amxblas::kernels

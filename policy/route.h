@@ -1,0 +1,55 @@
+// The routing decision: a small pure function of (call, settings, hardware) that returns a
+// route and the reason for it. It reads no environment, touches no matrix and has no state,
+// so tests/policy drives it directly. The numeric-domain scans that need the matrices are in
+// policy/domain.h; the shim runs them after a call passes this decision.
+#pragma once
+
+#include "kernels/emulated_gemm.h"
+#include "policy/settings.h"
+
+namespace amxblas {
+
+enum class Precision { fp32, fp64 };
+
+enum class Route { forward, amx_fp32, amx_fp64_6, amx_fp64_10, amx_fp64_15, amx_fp64_21 };
+
+// "amx-fp32", "amx-fp64-10", ... or "forward": the log's route= field.
+const char* route_name(Route r);
+Route fp64_route(int products);  // 6, 10, 15, 21 -> the matching route; else forward
+int route_products(Route r);     // 6, 10, 15, 21 for FP64 routes; 6 for FP32; 0 for forward
+
+// One GEMM call in column-major form (a row-major CBLAS call is converted before this).
+struct GemmCall {
+    Precision precision;
+    char transa, transb;
+    int m, n, k, lda, ldb, ldc;
+    bool alpha_is_zero;
+    // Threads: true when called from inside an OpenMP parallel region.
+    bool in_parallel_region = false;
+    // Routed calls already running in other application threads.
+    int concurrent_routed_calls = 0;
+};
+
+struct Hardware {
+    bool amx_cpu = false;        // CPU and OS can run AMX-BF16
+    bool amx_emulator = false;   // the trap-and-emulate harness is loaded (tests only)
+    bool avx512_bf16 = false;    // CPU and OS can run AVX-512 BF16
+    int cores = 1;
+};
+
+struct Decision {
+    Route route = Route::forward;
+    const char* reason = nullptr;  // why it was forwarded; nullptr when routed
+    kernels::Backend backend = kernels::Backend::reference;
+    int threads = 1;
+    const char* threads_note = nullptr;  // why fewer threads than configured, if so
+};
+
+// The parameter number the reference BLAS xerbla would report for these column-major GEMM
+// arguments (1 = TRANSA ... 13 = LDC), or 0 when they are valid.
+int gemm_invalid_parameter(char transa, char transb, int m, int n, int k, int lda, int ldb,
+                           int ldc);
+
+Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw);
+
+}  // namespace amxblas

@@ -1,0 +1,30 @@
+// The user's configuration, as plain values. shim/config.cc fills it once from the
+// environment; the policy reads it. Defaults here are the documented defaults (README).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace amxblas {
+
+enum class ShapeRule { square, any };
+enum class BackendChoice { automatic, amx, avx512, reference };
+
+struct Settings {
+    bool fp32 = true;            // AMXBLAS_FP32: route eligible SGEMM calls
+    int fp64_products = 0;       // AMXBLAS_FP64_PRODUCTS: 0 (no DGEMM routed), 6, 10, 15, 21
+    // AMXBLAS_MIN_N: smallest M, N and K that are routed. 256 is the paper's smallest measured
+    // order, where AMX-FP32 was 2.56x SGEMM (TABLE4.md); below one 256x256x256 block the
+    // split/pack overhead is not amortised.
+    int min_n = 256;
+    ShapeRule shapes = ShapeRule::square;             // AMXBLAS_SHAPES
+    BackendChoice backend = BackendChoice::automatic; // AMXBLAS_BACKEND
+    int num_threads = 1;          // AMXBLAS_NUM_THREADS, else OMP_NUM_THREADS, else all cores
+    int verbose = 0;              // AMXBLAS_VERBOSE: 0, 1 (summary), 2 (one line per call)
+    std::string log_path;         // AMXBLAS_LOG, empty: stderr
+    std::string fallback;         // AMXBLAS_FALLBACK, empty: libopenblas.so.0, else libblas.so.3
+    // AMXBLAS_MAX_WORKSPACE_MB: cap on the component buffers of one call (0: no cap).
+    std::size_t workspace_cap_bytes = 0;
+};
+
+}  // namespace amxblas

@@ -1,0 +1,107 @@
+#include "shim/config.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "shim/hardware.h"
+#include "shim/log.h"
+
+namespace amxblas {
+
+namespace {
+
+void warn_invalid(const char* var, const char* value, const char* accepted,
+                  const char* used) {
+    std::string msg = std::string("warning: ") + var + "=\"" + value + "\" is not valid (" +
+                      accepted + "); using " + used;
+    warning_message(msg.c_str());
+}
+
+// A whole-string decimal integer in [lo, hi], or false.
+bool parse_int(const char* s, long lo, long hi, long* out) {
+    if (!s || !*s) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+// OMP_NUM_THREADS may be a list ("4,2"): its first entry is the outer level.
+bool parse_omp_threads(const char* s, long* out) {
+    if (!s || !*s) return false;
+    std::string first(s, std::strcspn(s, ","));
+    return parse_int(first.c_str(), 1, 1 << 16, out);
+}
+
+}  // namespace
+
+Settings read_settings(EnvLookup env, int cores) {
+    Settings s;
+    s.num_threads = cores > 0 ? cores : 1;
+    long v;
+
+    if (const char* x = env("AMXBLAS_FP32")) {
+        if (!std::strcmp(x, "1")) s.fp32 = true;
+        else if (!std::strcmp(x, "0")) s.fp32 = false;
+        else warn_invalid("AMXBLAS_FP32", x, "accepted: 0 or 1", "1");
+    }
+    if (const char* x = env("AMXBLAS_FP64_PRODUCTS")) {
+        if (parse_int(x, 0, 21, &v) && (v == 0 || v == 6 || v == 10 || v == 15 || v == 21))
+            s.fp64_products = static_cast<int>(v);
+        else
+            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, "accepted: 0, 6, 10, 15 or 21", "0");
+    }
+    if (const char* x = env("AMXBLAS_MIN_N")) {
+        if (parse_int(x, 1, 1L << 30, &v)) s.min_n = static_cast<int>(v);
+        else warn_invalid("AMXBLAS_MIN_N", x, "accepted: an integer >= 1", "256");
+    }
+    if (const char* x = env("AMXBLAS_SHAPES")) {
+        if (!std::strcmp(x, "square")) s.shapes = ShapeRule::square;
+        else if (!std::strcmp(x, "any")) s.shapes = ShapeRule::any;
+        else warn_invalid("AMXBLAS_SHAPES", x, "accepted: square or any", "square");
+    }
+    if (const char* x = env("AMXBLAS_BACKEND")) {
+        if (!std::strcmp(x, "auto")) s.backend = BackendChoice::automatic;
+        else if (!std::strcmp(x, "amx")) s.backend = BackendChoice::amx;
+        else if (!std::strcmp(x, "avx512")) s.backend = BackendChoice::avx512;
+        else if (!std::strcmp(x, "reference")) s.backend = BackendChoice::reference;
+        else warn_invalid("AMXBLAS_BACKEND", x, "accepted: auto, amx, avx512 or reference",
+                          "auto");
+    }
+    const char* threads = env("AMXBLAS_NUM_THREADS");
+    if (threads) {
+        if (parse_int(threads, 1, 1 << 16, &v)) s.num_threads = static_cast<int>(v);
+        else warn_invalid("AMXBLAS_NUM_THREADS", threads, "accepted: an integer >= 1",
+                          "OMP_NUM_THREADS, else all cores");
+    }
+    if (!threads || !parse_int(threads, 1, 1 << 16, &v)) {
+        if (const char* omp = env("OMP_NUM_THREADS"); omp && parse_omp_threads(omp, &v))
+            s.num_threads = static_cast<int>(v);
+    }
+    if (const char* x = env("AMXBLAS_VERBOSE")) {
+        if (parse_int(x, 0, 2, &v)) s.verbose = static_cast<int>(v);
+        else warn_invalid("AMXBLAS_VERBOSE", x, "accepted: 0, 1 or 2", "0");
+    }
+    if (const char* x = env("AMXBLAS_LOG")) s.log_path = x;
+    if (const char* x = env("AMXBLAS_FALLBACK")) s.fallback = x;
+    if (const char* x = env("AMXBLAS_MAX_WORKSPACE_MB")) {
+        if (parse_int(x, 0, 1L << 40, &v)) s.workspace_cap_bytes = static_cast<size_t>(v) << 20;
+        else warn_invalid("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0", "0 (no cap)");
+    }
+    return s;
+}
+
+const Settings& settings() {
+    static const Settings s = read_settings(
+        [](const char* name) -> const char* { return std::getenv(name); },
+        hardware().cores);
+    return s;
+}
+
+}  // namespace amxblas

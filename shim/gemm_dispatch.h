@@ -1,0 +1,86 @@
+// The path every intercepted GEMM takes, whatever its ABI: decide, check the numeric domain,
+// run the emulation, or forward to the real BLAS, then log. The wrappers (gemm_fortran.cc,
+// gemm_cblas.cc) convert their ABI into column-major GemmArgs and a forward() that calls the
+// real routine with the caller's original arguments, untouched.
+#pragma once
+
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <type_traits>
+
+#include "kernels/emulated_gemm.h"
+#include "policy/domain.h"
+#include "policy/route.h"
+#include "shim/config.h"
+#include "shim/hardware.h"
+#include "shim/log.h"
+
+namespace amxblas {
+
+// Routed calls running now in any application thread (for the oversubscription rule).
+inline std::atomic<int> g_routed_calls_running{0};
+
+template <typename T>
+const char* emulate(const kernels::GemmArgs<T>& args, const kernels::RunOptions& opt) {
+    if constexpr (std::is_same_v<T, float>) return kernels::emulate_sgemm(args, opt);
+    else return kernels::emulate_dgemm(args, opt);
+}
+
+template <typename T>
+const char* check_domain(const kernels::GemmArgs<T>& args, int products) {
+    if constexpr (std::is_same_v<T, float>) return check_sgemm_domain(args);
+    else return check_dgemm_domain(args, products);
+}
+
+// rec arrives with the caller's view of the call (layout, transposes, sizes) filled in.
+template <typename T, typename Forward>
+void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& forward) {
+    using Clock = std::chrono::steady_clock;
+    const Settings& s = settings();
+    const bool timed = s.verbose > 0;
+    const Clock::time_point start = timed ? Clock::now() : Clock::time_point{};
+
+    GemmCall call;
+    call.precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
+    call.transa = args.transa;
+    call.transb = args.transb;
+    call.m = args.m;
+    call.n = args.n;
+    call.k = args.k;
+    call.lda = args.lda;
+    call.ldb = args.ldb;
+    call.ldc = args.ldc;
+    call.alpha_is_zero = args.alpha == T(0);
+    call.in_parallel_region = omp_in_parallel() != 0;
+    call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
+
+    const Decision d = decide(call, s, hardware());
+    const char* reason = d.reason;
+    if (d.route != Route::forward) {
+        reason = check_domain(args, route_products(d.route));
+        if (!reason) {
+            g_routed_calls_running.fetch_add(1, std::memory_order_relaxed);
+            kernels::RunOptions opt;
+            opt.backend = d.backend;
+            opt.fp64_products = route_products(d.route);
+            opt.threads = d.threads;
+            opt.workspace_cap_bytes = s.workspace_cap_bytes;
+            reason = emulate(args, opt);
+            g_routed_calls_running.fetch_sub(1, std::memory_order_relaxed);
+        }
+    }
+    if (reason) forward();  // C is untouched by a failed emulation: the real BLAS starts fresh
+
+    if (s.verbose == 0) return;
+    rec.route = reason ? Route::forward : d.route;
+    rec.reason = reason;
+    rec.backend = kernels::backend_name(d.backend);
+    rec.threads = d.threads;
+    rec.note = d.threads_note;
+    rec.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    log_call(rec);
+}
+
+}  // namespace amxblas

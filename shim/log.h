@@ -1,0 +1,39 @@
+// The routing log. AMXBLAS_VERBOSE=2 writes one line per call; AMXBLAS_VERBOSE>=1 writes a
+// summary per routine and route (and forward reason) when the process exits. Each line is one
+// write(2), so lines of concurrent threads and processes never interleave. The destination is
+// AMXBLAS_LOG (appended to; %p becomes the pid, %r the MPI rank) or stderr.
+#pragma once
+
+#include "policy/route.h"
+#include "shim/blas_abi.h"
+
+namespace amxblas {
+
+struct CallRecord {
+    Routine routine;
+    const char* layout;  // "col" or "row"
+    char transa, transb;
+    int m, n, k, lda, ldb, ldc;
+    Route route;
+    const char* reason;   // forward reason, nullptr when routed
+    const char* backend;  // kernel backend when routed
+    int threads;
+    const char* note;     // threads note, or nullptr
+    double seconds;
+};
+
+// Records one call (line and/or summary, as AMXBLAS_VERBOSE asks). Cheap when verbose is 0.
+void log_call(const CallRecord& rec);
+
+// Formats the per-call line into buf (no trailing newline); returns its length. For tests.
+int format_call_line(const CallRecord& rec, char* buf, int size);
+
+// Expands %p (pid) and %r (rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, else 0).
+// For tests; the log uses it on AMXBLAS_LOG.
+void expand_log_path(const char* pattern, char* out, int size);
+
+// Messages that must reach the user whatever the verbosity, on stderr, prefixed "amxblas: ".
+void warning_message(const char* text);
+void fatal_message(const char* text);
+
+}  // namespace amxblas
