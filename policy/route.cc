@@ -8,6 +8,7 @@ namespace amxblas {
 const char* route_name(Route r) {
     switch (r) {
         case Route::forward: return "forward";
+        case Route::beta_scale: return "beta-scale";
         case Route::amx_fp32: return "amx-fp32";
         case Route::amx_fp64_6: return "amx-fp64-6";
         case Route::amx_fp64_10: return "amx-fp64-10";
@@ -34,7 +35,8 @@ int route_products(Route r) {
         case Route::amx_fp64_10: return 10;
         case Route::amx_fp64_15: return 15;
         case Route::amx_fp64_21: return 21;
-        case Route::forward: return 0;
+        case Route::forward:
+        case Route::beta_scale: return 0;
     }
     return 0;
 }
@@ -97,14 +99,17 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
         return d;
     };
 
-    // Invalid and degenerate calls: the real BLAS reports them (xerbla) or does the little
-    // there is to do (C := beta*C), exactly as the user's code expects.
+    // Invalid and empty calls: the real BLAS reports them (xerbla) or returns, exactly as the
+    // user's code expects. K = 0 or ALPHA = 0 leaves C := BETA*C, which the shim does itself.
     if (gemm_invalid_parameter(call.transa, call.transb, call.m, call.n, call.k, call.lda,
                                call.ldb, call.ldc) != 0)
         return forward("args:invalid");
     if (call.m == 0 || call.n == 0) return forward("size:empty");
-    if (call.k == 0) return forward("size:k-zero");
-    if (call.alpha_is_zero) return forward("alpha:zero");
+    if (call.k == 0 || call.alpha_is_zero) {
+        d.route = Route::beta_scale;
+        d.reason = call.k == 0 ? "size:k-zero" : "alpha:zero";
+        return d;
+    }
 
     Route route;
     if (call.precision == Precision::fp32) {
