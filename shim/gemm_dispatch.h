@@ -13,6 +13,7 @@
 #include "kernels/emulated_gemm.h"
 #include "policy/domain.h"
 #include "policy/route.h"
+#include "shim/beta_scale.h"
 #include "shim/config.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
@@ -58,7 +59,9 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
 
     const Decision d = decide(call, s, hardware());
     const char* reason = d.reason;
-    if (d.route != Route::forward) {
+    if (d.route == Route::beta_scale) {
+        beta_scale(args);
+    } else if (d.route != Route::forward) {
         reason = check_domain(args, route_products(d.route));
         if (!reason) {
             g_routed_calls_running.fetch_add(1, std::memory_order_relaxed);
@@ -71,10 +74,11 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
             g_routed_calls_running.fetch_sub(1, std::memory_order_relaxed);
         }
     }
-    if (reason) forward();  // C is untouched by a failed emulation: the real BLAS starts fresh
+    const bool forwarded = d.route == Route::forward || (d.route != Route::beta_scale && reason);
+    if (forwarded) forward();  // a failed emulation leaves C untouched: the real BLAS starts fresh
 
     if (s.verbose == 0) return;
-    rec.route = reason ? Route::forward : d.route;
+    rec.route = forwarded ? Route::forward : d.route;
     rec.reason = reason;
     rec.backend = kernels::backend_name(d.backend);
     rec.threads = d.threads;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "shim/config.h"
 
@@ -60,9 +61,14 @@ int log_fd() {
     return fd;
 }
 
+// The work the call asked for, 2*m*n*k (0 for an invalid call with a negative size).
+double call_flops(int m, int n, int k) {
+    if (m <= 0 || n <= 0 || k <= 0) return 0;
+    return 2.0 * m * n * static_cast<double>(k);
+}
+
 double gflops(int m, int n, int k, double seconds) {
-    if (seconds <= 0) return 0;
-    return 2.0 * m * n * static_cast<double>(k) / seconds * 1e-9;
+    return seconds > 0 ? call_flops(m, n, k) / seconds * 1e-9 : 0;
 }
 
 // --- Summary: calls, time and flops per (routine, route, forward reason). -----------------
@@ -83,15 +89,16 @@ pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void print_summary() {
     pthread_mutex_lock(&g_rows_lock);
-    long calls = 0, routed = 0;
+    long calls = 0, forwarded = 0, scaled = 0;
     for (int i = 0; i < g_row_count; ++i) {
         calls += g_rows[i].calls;
-        if (g_rows[i].route != Route::forward) routed += g_rows[i].calls;
+        if (g_rows[i].route == Route::forward) forwarded += g_rows[i].calls;
+        if (g_rows[i].route == Route::beta_scale) scaled += g_rows[i].calls;
     }
     char line[512];
     int n = std::snprintf(line, sizeof line, "amxblas: summary pid=%ld calls=%ld routed=%ld "
-                          "forwarded=%ld\n", static_cast<long>(getpid()), calls, routed,
-                          calls - routed);
+                          "scaled=%ld forwarded=%ld\n", static_cast<long>(getpid()), calls,
+                          calls - forwarded - scaled, scaled, forwarded);
     write_all(log_fd(), line, n);
     for (int i = 0; i < g_row_count; ++i) {
         const SummaryRow& r = g_rows[i];
@@ -109,7 +116,7 @@ void print_summary() {
 void add_to_summary(const CallRecord& rec) {
     static const bool registered = [] { return std::atexit(print_summary) == 0; }();
     (void)registered;
-    const double flops = 2.0 * rec.m * rec.n * static_cast<double>(rec.k);
+    const double flops = call_flops(rec.m, rec.n, rec.k);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;
     while (i < g_row_count && !(g_rows[i].routine == rec.routine && g_rows[i].route == rec.route &&
@@ -157,7 +164,7 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
     auto append = [&](const char* fmt, auto... args) {
         if (n >= 0 && n < size) n += std::snprintf(buf + n, size - n, fmt, args...);
     };
-    if (r.route == Route::forward) {
+    if (r.route == Route::forward || r.route == Route::beta_scale) {
         append(" reason=%s", r.reason ? r.reason : "unknown");
     } else {
         append(" backend=%s threads=%d", r.backend, r.threads);

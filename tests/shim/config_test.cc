@@ -1,0 +1,157 @@
+// Unit tests of the shim's parts that need no BLAS: configuration parsing, the log line
+// format and the log path expansion.
+#include <cstdarg>
+#include <cstddef>
+#include <csetjmp>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include <unistd.h>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "shim/config.h"
+#include "shim/log.h"
+
+using namespace amxblas;
+
+namespace {
+
+std::map<std::string, std::string> g_env;
+const char* fake_env(const char* name) {
+    auto it = g_env.find(name);
+    return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+void defaults_when_unset(void**) {
+    g_env.clear();
+    const Settings s = read_settings(fake_env, 8);
+    assert_true(s.fp32);
+    assert_int_equal(s.fp64_products, 0);
+    assert_int_equal(s.min_n, 256);
+    assert_true(s.shapes == ShapeRule::square);
+    assert_true(s.backend == BackendChoice::automatic);
+    assert_int_equal(s.num_threads, 8);
+    assert_int_equal(s.verbose, 0);
+    assert_true(s.log_path.empty());
+    assert_true(s.fallback.empty());
+}
+
+void valid_values_are_taken(void**) {
+    g_env = {{"AMXBLAS_FP32", "0"},           {"AMXBLAS_FP64_PRODUCTS", "15"},
+             {"AMXBLAS_MIN_N", "64"},         {"AMXBLAS_SHAPES", "any"},
+             {"AMXBLAS_BACKEND", "avx512"},   {"AMXBLAS_NUM_THREADS", "3"},
+             {"AMXBLAS_VERBOSE", "2"},        {"AMXBLAS_LOG", "/tmp/x.%p"},
+             {"AMXBLAS_FALLBACK", "/lib/libblas.so.3"}, {"AMXBLAS_MAX_WORKSPACE_MB", "2"}};
+    const Settings s = read_settings(fake_env, 8);
+    assert_false(s.fp32);
+    assert_int_equal(s.fp64_products, 15);
+    assert_int_equal(s.min_n, 64);
+    assert_true(s.shapes == ShapeRule::any);
+    assert_true(s.backend == BackendChoice::avx512);
+    assert_int_equal(s.num_threads, 3);
+    assert_int_equal(s.verbose, 2);
+    assert_string_equal(s.log_path.c_str(), "/tmp/x.%p");
+    assert_string_equal(s.fallback.c_str(), "/lib/libblas.so.3");
+    assert_int_equal(s.workspace_cap_bytes, 2u << 20);
+}
+
+void invalid_values_fall_back_to_defaults(void**) {
+    g_env = {{"AMXBLAS_FP32", "yes"},        {"AMXBLAS_FP64_PRODUCTS", "7"},
+             {"AMXBLAS_MIN_N", "12x"},       {"AMXBLAS_SHAPES", "round"},
+             {"AMXBLAS_BACKEND", "gpu"},     {"AMXBLAS_NUM_THREADS", "0"},
+             {"AMXBLAS_VERBOSE", "3"},       {"OMP_NUM_THREADS", "5,2"}};
+    const Settings s = read_settings(fake_env, 8);
+    assert_true(s.fp32);
+    assert_int_equal(s.fp64_products, 0);
+    assert_int_equal(s.min_n, 256);
+    assert_true(s.shapes == ShapeRule::square);
+    assert_true(s.backend == BackendChoice::automatic);
+    assert_int_equal(s.num_threads, 5);  // AMXBLAS_NUM_THREADS invalid: OMP_NUM_THREADS
+    assert_int_equal(s.verbose, 0);
+}
+
+void omp_num_threads_is_the_second_choice(void**) {
+    g_env = {{"OMP_NUM_THREADS", "6"}};
+    assert_int_equal(read_settings(fake_env, 8).num_threads, 6);
+    g_env = {{"OMP_NUM_THREADS", "6"}, {"AMXBLAS_NUM_THREADS", "2"}};
+    assert_int_equal(read_settings(fake_env, 8).num_threads, 2);
+    g_env = {{"OMP_NUM_THREADS", "lots"}};
+    assert_int_equal(read_settings(fake_env, 8).num_threads, 8);
+}
+
+void every_fp64_product_count(void**) {
+    for (const char* v : {"0", "6", "10", "15", "21"}) {
+        g_env = {{"AMXBLAS_FP64_PRODUCTS", v}};
+        assert_int_equal(read_settings(fake_env, 1).fp64_products, std::atoi(v));
+    }
+}
+
+void call_line_format(void**) {
+    CallRecord r{};
+    r.routine = Routine::dgemm_;
+    r.layout = "col";
+    r.transa = 'N';
+    r.transb = 'T';
+    r.m = r.n = r.k = r.lda = r.ldb = r.ldc = 2048;
+    r.route = Route::amx_fp64_10;
+    r.backend = "amx";
+    r.threads = 2;
+    r.seconds = 1834e-6;
+    char line[640];
+    format_call_line(r, line, sizeof line);
+    assert_string_equal(line,
+                        "amxblas: routine=dgemm_ layout=col transa=N transb=T m=2048 n=2048 "
+                        "k=2048 lda=2048 ldb=2048 ldc=2048 route=amx-fp64-10 backend=amx "
+                        "threads=2 time_us=1834.0 gflops=9367.43");
+    r.route = Route::forward;
+    r.reason = "shape:not-square";
+    r.m = 10;
+    r.seconds = 0;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=forward reason=shape:not-square time_us=0.0 "
+                                      "gflops=0.00"));
+    r.route = Route::amx_fp32;
+    r.routine = Routine::cblas_sgemm;
+    r.note = "threads:in-parallel-region";
+    r.threads = 1;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, "routine=cblas_sgemm "));
+    assert_non_null(std::strstr(line, "threads=1 note=threads:in-parallel-region time_us="));
+}
+
+void log_path_expansion(void**) {
+    char out[256];
+    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+    expand_log_path("/tmp/log.%r.txt", out, sizeof out);
+    assert_string_equal(out, "/tmp/log.3.txt");
+    unsetenv("OMPI_COMM_WORLD_RANK");
+    setenv("SLURM_PROCID", "7", 1);
+    expand_log_path("r%r", out, sizeof out);
+    assert_string_equal(out, "r7");
+    unsetenv("SLURM_PROCID");
+    expand_log_path("r%r-%%", out, sizeof out);
+    assert_string_equal(out, "r0-%%");
+    expand_log_path("p%p", out, sizeof out);
+    assert_int_equal(std::atol(out + 1), static_cast<long>(getpid()));
+}
+
+}  // namespace
+
+int main() {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_when_unset),
+        cmocka_unit_test(valid_values_are_taken),
+        cmocka_unit_test(invalid_values_fall_back_to_defaults),
+        cmocka_unit_test(omp_num_threads_is_the_second_choice),
+        cmocka_unit_test(every_fp64_product_count),
+        cmocka_unit_test(call_line_format),
+        cmocka_unit_test(log_path_expansion),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

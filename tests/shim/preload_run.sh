@@ -1,0 +1,64 @@
+#!/bin/bash
+# Runs one program under LD_PRELOAD=libamxblas.so and checks what happened:
+#   preload_run.sh LIB [options] -- PROGRAM ARGS...
+# options:
+#   --env NAME=VALUE      set a variable for the program (repeatable)
+#   --rc N                expected exit status (default 0)
+#   --count REGEX N       the log has exactly N lines matching the extended REGEX
+#   --output-has TEXT     the program's stdout+stderr contains TEXT
+#   --well-formed         every log line is a whole, well-formed per-call or summary line
+# The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
+set -u
+lib=$1; shift
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log=$work/amxblas.log
+envs=(AMXBLAS_LOG="$log")
+rc_want=0
+checks=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --env) envs+=("$2"); shift 2 ;;
+        --rc) rc_want=$2; shift 2 ;;
+        --count) checks+=("count" "$2" "$3"); shift 3 ;;
+        --output-has) checks+=("output" "$2" ""); shift 2 ;;
+        --well-formed) checks+=("wellformed" "" ""); shift ;;
+        --) shift; break ;;
+        *) echo "preload_run.sh: unknown option $1"; exit 2 ;;
+    esac
+done
+for e in "${envs[@]}"; do case $e in AMXBLAS_LOG=*) log=${e#AMXBLAS_LOG=} ;; esac; done
+
+env "${envs[@]}" LD_PRELOAD="$lib" "$@" >"$work/out" 2>&1
+rc=$?
+cat "$work/out"
+fail=0
+if [ "$rc" != "$rc_want" ]; then echo "CHECK FAILED: exit status $rc, expected $rc_want"; fail=1; fi
+touch "$log"
+call_re='^amxblas: routine=[a-z_]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|amx-fp(32|64-(6|10|15|21)) backend=(amx|avx512|reference) threads=[0-9]+( note=threads:[a-z-]+)?) time_us=[0-9.]+ gflops=[0-9.]+$'
+summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_]+ route=[a-z0-9-]+( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
+i=0
+while [ $i -lt ${#checks[@]} ]; do
+    kind=${checks[$i]} a=${checks[$((i + 1))]} b=${checks[$((i + 2))]}
+    i=$((i + 3))
+    case $kind in
+        count)
+            got=$(grep -c -E -- "$a" "$log")
+            if [ "$got" != "$b" ]; then
+                echo "CHECK FAILED: $got log lines match '$a', expected $b"; fail=1
+            fi ;;
+        output)
+            if ! grep -q -F -- "$a" "$work/out"; then
+                echo "CHECK FAILED: output lacks '$a'"; fail=1
+            fi ;;
+        wellformed)
+            bad=$(grep -v -E -e "$call_re" -e "$summary_re" "$log" | head -5)
+            if [ -n "$bad" ]; then
+                echo "CHECK FAILED: malformed log lines:"; echo "$bad"; fail=1
+            fi ;;
+    esac
+done
+if [ $fail -ne 0 ]; then
+    echo "--- log (first 40 lines)"; head -40 "$log"
+fi
+exit $fail
