@@ -1,6 +1,7 @@
 #include "shim/real_blas.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <atomic>
 #include <cstdio>
@@ -71,10 +72,38 @@ const Fallback& fallback() {
     return fb;
 }
 
+// A BLAS the process has already loaded outside the global scope: numpy, for one, opens its
+// extension modules RTLD_LOCAL, so their libblas.so.3 is invisible to RTLD_NEXT. Using that
+// copy, rather than loading a second OpenBLAS with a thread pool of its own, keeps us
+// invisible.
+void* find_in_loaded_objects(const char* name) {
+    struct Search {
+        const char* name;
+        void* found;
+    } search{name, nullptr};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) -> int {
+            auto* s = static_cast<Search*>(data);
+            if (!info->dlpi_name || !*info->dlpi_name) return 0;  // the executable, vdso
+            void* handle = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
+            if (!handle) return 0;
+            void* p = dlsym(handle, s->name);
+            if (p && !is_our_own(p)) {
+                s->found = p;  // the handle stays open: the symbol is in use from now on
+                return 1;
+            }
+            dlclose(handle);
+            return 0;
+        },
+        &search);
+    return search.found;
+}
+
 void* resolve(Routine r) {
     const char* name = routine_name(r);
     void* p = dlsym(RTLD_NEXT, name);
     if (p && !is_our_own(p)) return p;
+    if ((p = find_in_loaded_objects(name))) return p;
     const Fallback& fb = fallback();
     if (fb.handle) {
         p = dlsym(fb.handle, name);
