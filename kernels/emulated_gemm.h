@@ -58,9 +58,12 @@ struct GemmArgs {
     T* c; int ldc;
 };
 
-// Bytes of component buffers one call needs (computed before any allocation).
-std::size_t sgemm_workspace_bytes(int m, int n, int k);
-std::size_t dgemm_workspace_bytes(int m, int n, int k);
+// Bytes one call allocates (computed before any allocation, compared with
+// RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
+// 6 for FP64, each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
+// (FP32 or FP64) and one 32x32 FP32 tile. With threads = 1 that is the single-thread cost.
+std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
+std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 
 // Return nullptr on success, else a static forward-reason string (C untouched).
 const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt);

@@ -1,0 +1,14 @@
+// Internal: which micro-kernel table a call uses.
+#pragma once
+
+#include "kernels/emulated_gemm.h"
+#include "kernels/microkernel.h"
+
+namespace amxblas::kernels {
+
+// Built, and either runnable on this CPU or (amx only) served by the loaded emulator.
+bool backend_usable(Backend b);
+// The table for a backend: the reference entries, overridden by the backend's own.
+MicroKernels microkernels_for(Backend b);
+
+}  // namespace amxblas::kernels

@@ -1,0 +1,291 @@
+// The blocked driver (paper Sections 6.1-6.3) and the two entry points.
+//
+//   for each BM x BN output block (OpenMP, collapse(2), static: one thread per block)
+//     for each BK panel
+//       for each 32x32 micro-tile
+//         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
+//         FP64: for each product (i, j), i + j < d, in index-sum order:
+//               one product -> tile; block accumulator (FP64) += widen(tile)
+//     C := alpha * accumulator + beta * C   (beta == 0: C is not read)
+//
+// Why BK = 256 makes the FP64 path exact before widening: an Ozaki chunk of slice r is a
+// multiple of 2^(v_r - 8) with magnitude <= 2^v_r, so a product of slices (i, j) is a multiple
+// of 2^(vA_i + vB_j - 16) of magnitude <= 2^(vA_i + vB_j), and any partial sum of 256 of them
+// is an integer multiple of that unit no larger than 2^24 units: exactly representable in FP32
+// (barring flush-to-zero of results below 2^-126). Every per-panel FP32 result is the exact
+// real sum, so backends, pair orders and thread counts cannot change a single bit.
+#include <omp.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "kernels/backend.h"
+#include "kernels/emulated_gemm.h"
+#include "kernels/pack.h"
+
+namespace amxblas::kernels {
+namespace {
+
+constexpr std::size_t kAlign = 64;
+constexpr int kTilesPerBlock = kBlockM / kTile;  // 8 micro-tiles per block side
+constexpr int kStepsPerPanel = kBlockK / kTile;  // 8 K steps per BK panel
+
+std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+std::size_t component_bytes(int m, int n, int k, int slices) {
+    return align_up(packed_slice_elems(m, k) * sizeof(bf16_t)) * slices +
+           align_up(packed_slice_elems(n, k) * sizeof(bf16_t)) * slices;
+}
+
+// Per thread: the BM x BN block accumulator and one 32x32 FP32 micro-tile.
+template <typename Acc>
+std::size_t thread_scratch_bytes() {
+    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(kStepElems * sizeof(float));
+}
+
+char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
+
+// One 64-byte aligned allocation for the whole call, freed on every path.
+struct Workspace {
+    void* p = nullptr;
+    ~Workspace() { free(p); }
+};
+
+const char* allocate(std::size_t bytes, std::size_t cap, Workspace* ws) {
+    if (cap != 0 && bytes > cap) return "memory:workspace-cap";
+    if (posix_memalign(&ws->p, kAlign, bytes) != 0) {
+        ws->p = nullptr;
+        return "memory:alloc-failed";
+    }
+    return nullptr;
+}
+
+// Carves the slice buffers of A then B out of the workspace; returns the first byte after.
+char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb) {
+    const std::size_t sa = align_up(packed_slice_elems(m, k) * sizeof(bf16_t));
+    const std::size_t sb = align_up(packed_slice_elems(n, k) * sizeof(bf16_t));
+    pa->slices = pb->slices = slices;
+    pa->panels = round_up_tile(m) / kTile;
+    pb->panels = round_up_tile(n) / kTile;
+    pa->ksteps = pb->ksteps = round_up_tile(k) / kTile;
+    for (int s = 0; s < slices; ++s) pa->slice[s] = reinterpret_cast<bf16_t*>(base + s * sa);
+    base += slices * sa;
+    for (int s = 0; s < slices; ++s) pb->slice[s] = reinterpret_cast<bf16_t*>(base + s * sb);
+    return base + slices * sb;
+}
+
+const char* check_backend(const RunOptions& opt) {
+    if (!backend_built(opt.backend)) return "backend:not-built";
+    if (!backend_usable(opt.backend)) return "backend:not-runnable";
+    return nullptr;
+}
+
+// The block geometry shared by both precisions.
+struct Blocking {
+    int mtiles, ntiles, ksteps;  // in 32s, after padding
+    int mblocks, nblocks, panels;
+    Blocking(int m, int n, int k)
+        : mtiles(round_up_tile(m) / kTile), ntiles(round_up_tile(n) / kTile), ksteps(round_up_tile(k) / kTile),
+          mblocks((mtiles + kTilesPerBlock - 1) / kTilesPerBlock),
+          nblocks((ntiles + kTilesPerBlock - 1) / kTilesPerBlock),
+          panels((ksteps + kStepsPerPanel - 1) / kStepsPerPanel) {}
+};
+
+// C(i0.., j0..) := alpha * acc + beta * C over the valid part of one block; acc is row-major
+// with row stride kBlockN. beta == 0 writes alpha * acc without reading C.
+template <typename T>
+void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
+    const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
+    for (int j = 0; j < cols; ++j) {
+        T* c = g.c + i0 + std::size_t(j0 + j) * g.ldc;
+        if (g.beta == T(0)) {
+            for (int i = 0; i < rows; ++i) c[i] = g.alpha * acc[i * kBlockN + j];
+        } else {
+            for (int i = 0; i < rows; ++i) c[i] = g.alpha * acc[i * kBlockN + j] + g.beta * c[i];
+        }
+    }
+}
+
+struct Fp64Product {
+    int i, j;
+};
+
+// Products with i + j < d in index-sum order, i ascending within a diagonal (Algorithm 2).
+int fp64_schedule(int products, Fp64Product* out) {
+    int d = 0;
+    switch (products) {
+        case 6: d = 3; break;
+        case 10: d = 4; break;
+        case 15: d = 5; break;
+        case 21: d = 6; break;
+        default: return 0;
+    }
+    int q = 0;
+    for (int diag = 0; diag < d; ++diag)
+        for (int i = 0; i <= diag; ++i) out[q++] = {i, diag - i};
+    return q;
+}
+
+int clamp_threads(int t) { return t < 1 ? 1 : t; }
+
+const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+    if (const char* why = check_backend(opt)) return why;
+    const int threads = clamp_threads(opt.threads);
+    Workspace ws;
+    if (const char* why = allocate(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+        return why;
+    PackedOperand pa, pb;
+    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
+    const std::size_t per_thread = thread_scratch_bytes<float>();
+
+    const double t0 = omp_get_wtime();
+    const SplitKernels& sk = split_kernels();
+    pack_a_fp32({normalise_trans(g.transa), g.m, g.k, g.a, g.lda}, pa, sk, threads);
+    pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
+    const double t1 = omp_get_wtime();
+
+    const MicroKernels mk = microkernels_for(opt.backend);
+    const Blocking bl(g.m, g.n, g.k);
+#pragma omp parallel num_threads(threads)
+    {
+        char* mine = scratch + per_thread * omp_get_thread_num();
+        float* acc = reinterpret_cast<float*>(mine);
+        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(float)));
+        mk.thread_begin();
+#pragma omp for collapse(2) schedule(static)
+        for (int ib = 0; ib < bl.mblocks; ++ib)
+            for (int jb = 0; jb < bl.nblocks; ++jb) {
+                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+                for (int kb = 0; kb < bl.panels; ++kb) {
+                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+                    for (int ti = 0; ti < ti_end; ++ti)
+                        for (int tj = 0; tj < tj_end; ++tj) {
+                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                            Fp32Panels p;
+                            for (int s = 0; s < kFp32Slices; ++s) {
+                                p.a[s] = pa.block(s, pi, s0);
+                                p.b[s] = pb.block(s, pj, s0);
+                            }
+                            float* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                            if (kb == 0) {
+                                mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
+                                continue;
+                            }
+                            mk.fp32_chain(ns, p, tile, kTile);
+                            for (int r = 0; r < kTile; ++r)
+                                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
+                        }
+                }
+                write_block(g, ib * kBlockM, jb * kBlockN, acc);
+            }
+        mk.thread_end();
+    }
+    if (opt.times) {
+        opt.times->split_pack_s = t1 - t0;
+        opt.times->compute_s = omp_get_wtime() - t1;
+    }
+    return nullptr;
+}
+
+const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
+    if (const char* why = check_backend(opt)) return why;
+    Fp64Product sched[21];
+    const int np = fp64_schedule(opt.fp64_products, sched);
+    if (np == 0) return "config:fp64-products";
+    const int threads = clamp_threads(opt.threads);
+
+    // The scales need no workspace; an input outside the domain fails before any allocation.
+    const double t0 = omp_get_wtime();
+    const SplitKernels& sk = split_kernels();
+    const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
+    const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
+    Fp64Scales sa, sb;
+    if (const char* why = fp64_scales(va, sk, threads, &sa)) return why;
+    if (const char* why = fp64_scales(vb, sk, threads, &sb)) return why;
+
+    Workspace ws;
+    if (const char* why = allocate(dgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+        return why;
+    PackedOperand pa, pb;
+    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp64Slices, &pa, &pb);
+    const std::size_t per_thread = thread_scratch_bytes<double>();
+    if (const char* why = pack_a_fp64(va, sa, pa, sk, threads)) return why;
+    if (const char* why = pack_b_fp64(vb, sb, pb, sk, threads)) return why;
+    const double t1 = omp_get_wtime();
+
+    const MicroKernels mk = microkernels_for(opt.backend);
+    const Blocking bl(g.m, g.n, g.k);
+#pragma omp parallel num_threads(threads)
+    {
+        char* mine = scratch + per_thread * omp_get_thread_num();
+        double* acc = reinterpret_cast<double*>(mine);
+        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(double)));
+        mk.thread_begin();
+#pragma omp for collapse(2) schedule(static)
+        for (int ib = 0; ib < bl.mblocks; ++ib)
+            for (int jb = 0; jb < bl.nblocks; ++jb) {
+                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+                for (int r = 0; r < ti_end * kTile; ++r)
+                    std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
+                for (int kb = 0; kb < bl.panels; ++kb) {
+                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+                    for (int ti = 0; ti < ti_end; ++ti)
+                        for (int tj = 0; tj < tj_end; ++tj) {
+                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                            double* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                            for (int q = 0; q < np; ++q) {
+                                mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
+                                for (int r = 0; r < kTile; ++r)
+                                    for (int c = 0; c < kTile; ++c)
+                                        dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
+                            }
+                        }
+                }
+                write_block(g, ib * kBlockM, jb * kBlockN, acc);
+            }
+        mk.thread_end();
+    }
+    if (opt.times) {
+        opt.times->split_pack_s = t1 - t0;
+        opt.times->compute_s = omp_get_wtime() - t1;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads) {
+    return component_bytes(m, n, k, kFp32Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<float>();
+}
+
+std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads) {
+    return component_bytes(m, n, k, kFp64Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>();
+}
+
+// No exception may reach a C or Fortran caller; nothing below throws by design, this is the
+// last line of defence.
+const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
+    try {
+        return sgemm(args, opt);
+    } catch (const std::bad_alloc&) {
+        return "memory:alloc-failed";
+    } catch (...) {
+        return "internal:exception";
+    }
+}
+
+const char* emulate_dgemm(const GemmArgs<double>& args, const RunOptions& opt) {
+    try {
+        return dgemm(args, opt);
+    } catch (const std::bad_alloc&) {
+        return "memory:alloc-failed";
+    } catch (...) {
+        return "internal:exception";
+    }
+}
+
+}  // namespace amxblas::kernels

@@ -1,0 +1,137 @@
+// Fused split + pack. Each output block is gathered from op(X) into a 1024-value staging tile
+// already in the packed order (with zeros past the matrix edge); the split then runs over that
+// contiguous tile and writes every slice straight into its packed buffer.
+#include "kernels/pack.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+namespace amxblas::kernels {
+namespace {
+
+// op(X)(i, l) for column-major storage.
+template <typename T>
+inline T op_at(const OperandView<T>& v, int i, int l) {
+    return v.trans == 'N' ? v.x[i + std::size_t(l) * v.ld] : v.x[l + std::size_t(i) * v.ld];
+}
+
+// A block: tile[r * 32 + kk] = op(A)(i0 + r, l0 + kk).
+template <typename T>
+void gather_a(const OperandView<T>& a, int i0, int l0, T* tile) {
+    const int rows = std::min(kTile, a.rows - i0), ks = std::min(kTile, a.cols - l0);
+    std::fill(tile, tile + kStepElems, T(0));
+    if (a.trans == 'N') {
+        // Columns of A are contiguous in i: read down a column, write with stride 32.
+        for (int kk = 0; kk < ks; ++kk) {
+            const T* col = a.x + i0 + std::size_t(l0 + kk) * a.ld;
+            for (int r = 0; r < rows; ++r) tile[r * kTile + kk] = col[r];
+        }
+    } else {
+        for (int r = 0; r < rows; ++r) {
+            const T* row = a.x + l0 + std::size_t(i0 + r) * a.ld;
+            std::copy(row, row + ks, tile + r * kTile);
+        }
+    }
+}
+
+// B block (VNNI): tile[h * 512 + p * 32 + nn * 2 + e] = op(B)(l0 + 2p + e, j0 + 16h + nn).
+template <typename T>
+void gather_b(const OperandView<T>& b, int l0, int j0, T* tile) {
+    const int ks = std::min(kTile, b.rows - l0), cols = std::min(kTile, b.cols - j0);
+    std::fill(tile, tile + kStepElems, T(0));
+    for (int c = 0; c < cols; ++c) {
+        T* dst = tile + (c / 16) * kHalfElems + (c % 16) * 2;
+        if (b.trans == 'N') {
+            const T* col = b.x + l0 + std::size_t(j0 + c) * b.ld;  // contiguous in K
+            for (int kk = 0; kk < ks; ++kk) dst[(kk / 2) * kTile + (kk % 2)] = col[kk];
+        } else {
+            for (int kk = 0; kk < ks; ++kk) dst[(kk / 2) * kTile + (kk % 2)] = b.x[j0 + c + std::size_t(l0 + kk) * b.ld];
+        }
+    }
+}
+
+std::size_t offset(const PackedOperand& out, int panel, int kstep) {
+    return (std::size_t(panel) * out.ksteps + kstep) * kStepElems;
+}
+
+template <bool IsA>
+void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
+    for (int p = 0; p < out.panels; ++p)
+        for (int s = 0; s < out.ksteps; ++s) {
+            alignas(64) float tile[kStepElems];
+            if (IsA) gather_a(x, p * kTile, s * kTile, tile);
+            else gather_b(x, s * kTile, p * kTile, tile);
+            const std::size_t o = offset(out, p, s);
+            sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
+        }
+}
+
+template <bool IsA>
+const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const PackedOperand& out,
+                      const SplitKernels& sk, int threads) {
+    int worst = 0;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads) reduction(max : worst)
+    for (int p = 0; p < out.panels; ++p)
+        for (int s = 0; s < out.ksteps; ++s) {
+            alignas(64) double tile[kStepElems];
+            if (IsA) gather_a(x, p * kTile, s * kTile, tile);
+            else gather_b(x, s * kTile, p * kTile, tile);
+            const std::size_t o = offset(out, p, s);
+            bf16_t* const dst[kFp64Slices] = {out.slice[0] + o, out.slice[1] + o, out.slice[2] + o,
+                                              out.slice[3] + o, out.slice[4] + o, out.slice[5] + o};
+            worst = std::max(worst, static_cast<int>(sk.fp64(tile, kStepElems, sc, dst)));
+        }
+    switch (static_cast<SliceStatus>(worst)) {
+        case SliceStatus::ok: return nullptr;
+        case SliceStatus::subnormal: return "domain:slice-subnormal";
+        case SliceStatus::overflow: return "domain:slice-overflow";
+    }
+    return "domain:slice-subnormal";
+}
+
+}  // namespace
+
+void pack_a_fp32(const OperandView<float>& a, const PackedOperand& out, const SplitKernels& sk, int threads) {
+    pack_fp32<true>(a, out, sk, threads);
+}
+
+void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const SplitKernels& sk, int threads) {
+    pack_fp32<false>(b, out, sk, threads);
+}
+
+const char* pack_a_fp64(const OperandView<double>& a, const Fp64Scales& sc, const PackedOperand& out,
+                        const SplitKernels& sk, int threads) {
+    return pack_fp64<true>(a, sc, out, sk, threads);
+}
+
+const char* pack_b_fp64(const OperandView<double>& b, const Fp64Scales& sc, const PackedOperand& out,
+                        const SplitKernels& sk, int threads) {
+    return pack_fp64<false>(b, sc, out, sk, threads);
+}
+
+const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
+    // The max is over op(X) as a whole, so the stored columns can be scanned as they lie.
+    const bool by_cols = x.trans == 'N';
+    const int len = by_cols ? x.rows : x.cols;    // contiguous run
+    const int runs = by_cols ? x.cols : x.rows;
+    *sc = Fp64Scales{};
+    for (int r = 0; r < kFp64Slices; ++r) {
+        double mx = 0;
+        bool nonfinite = false;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : mx) reduction(|| : nonfinite)
+        for (int j = 0; j < runs; ++j) {
+            const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * x.ld, std::size_t(len), *sc, r);
+            mx = std::max(mx, m.value);
+            nonfinite = nonfinite || m.nonfinite;
+        }
+        if (nonfinite) return "domain:non-finite";
+        if (mx == 0) break;  // the residual is zero: this and all later slices are zero
+        sc->sigma[r] = ozaki_sigma(mx);
+        sc->active = r + 1;
+    }
+    return nullptr;
+}
+
+}  // namespace amxblas::kernels

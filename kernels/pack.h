@@ -1,0 +1,56 @@
+// Packing: op(A) and op(B) into block-contiguous BF16 component buffers (paper Section 6.2),
+// split and packed in one pass. Transposes, leading dimensions and edges are resolved here:
+// every block is a full 32x32 K step (microkernel.h draws the layout), zero-padded past m, n, k,
+// so the micro-kernels never see a partial tile.
+//
+// Buffer of one slice, A: block (panel i, K step s) at ((i * ksteps) + s) * kStepElems, where
+// panel i covers rows 32i..32i+31 of op(A). B: the same with panel j = columns 32j..32j+31.
+// A micro-tile's BK panel is therefore `ksteps_in_panel` consecutive blocks.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/microkernel.h"
+#include "kernels/split.h"
+
+namespace amxblas::kernels {
+
+inline int round_up_tile(int x) { return (x + kTile - 1) / kTile * kTile; }
+
+struct PackedOperand {
+    bf16_t* slice[kFp64Slices] = {};
+    int slices = 0;
+    int panels = 0;  // row panels of op(A), or column panels of op(B)
+    int ksteps = 0;
+    const bf16_t* block(int s, int panel, int kstep) const {
+        return slice[s] + (std::size_t(panel) * ksteps + kstep) * kStepElems;
+    }
+};
+
+// BF16 values in one slice buffer of an operand with `outer` rows (A) or columns (B).
+inline std::size_t packed_slice_elems(int outer, int k) {
+    return std::size_t(round_up_tile(outer)) * std::size_t(round_up_tile(k));
+}
+
+// Matrix operands as the BLAS sees them: op(A) is m x k, op(B) is k x n, column-major storage.
+template <typename T>
+struct OperandView {
+    char trans;  // 'N' or 'T' (callers normalise case and 'C')
+    int rows, cols;  // of op(X)
+    const T* x;
+    int ld;
+};
+
+void pack_a_fp32(const OperandView<float>& a, const PackedOperand& out, const SplitKernels& sk, int threads);
+void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const SplitKernels& sk, int threads);
+
+// FP64: the matrix-wide scales (Eq. 13) are computed in up to six reduction passes first.
+// Returns nullptr or a forward reason ("domain:non-finite", "domain:slice-subnormal",
+// "domain:slice-overflow"); on failure the buffers hold garbage and must not be used.
+const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc);
+const char* pack_a_fp64(const OperandView<double>& a, const Fp64Scales& sc, const PackedOperand& out,
+                        const SplitKernels& sk, int threads);
+const char* pack_b_fp64(const OperandView<double>& b, const Fp64Scales& sc, const PackedOperand& out,
+                        const SplitKernels& sk, int threads);
+
+}  // namespace amxblas::kernels

@@ -1,0 +1,88 @@
+// Portable split (the definition the AVX-512 version must match bit for bit).
+#include "kernels/split.h"
+
+#include <cfloat>
+#include <cmath>
+
+#include "kernels/cpu_features.h"
+
+namespace amxblas::kernels {
+namespace {
+
+// BF16's normal range: nonzero slices outside it cannot be stored unscaled (paper Eq. 2).
+constexpr double kBf16MinNormal = 0x1p-126;
+constexpr double kBf16MaxFinite = 0x1.FEp127;  // (2 - 2^-7) * 2^127
+
+void fp32_portable(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
+    for (std::size_t i = 0; i < n; ++i) {
+        float r = x[i];
+        const bf16_t h0 = bf16_rne(r);
+        r = r - bf16_to_float(h0);
+        const bf16_t h1 = bf16_rne(r);
+        r = r - bf16_to_float(h1);
+        s0[i] = h0;
+        s1[i] = h1;
+        s2[i] = bf16_rne(r);
+    }
+}
+
+// Z = fl64(fl64(x + sigma) - sigma): rounds x to a multiple of 2^(v-8), |Z| <= 2^v. Such a Z
+// has at most 8 significant bits, so when it is a normal BF16 magnitude the conversion below is
+// exact and the residual update x - Z is exact too (paper, after Eq. 14).
+inline double ozaki_chunk(double x, double sigma) {
+    const double t = x + sigma;
+    return t - sigma;
+}
+
+AbsMax fp64_absmax_portable(const double* x, std::size_t n, const Fp64Scales& sc, int r) {
+    AbsMax out;
+    for (std::size_t i = 0; i < n; ++i) {
+        double v = x[i];
+        if (!std::isfinite(v)) out.nonfinite = true;
+        for (int t = 0; t < r; ++t) v -= ozaki_chunk(v, sc.sigma[t]);
+        const double a = std::fabs(v);
+        if (a > out.value) out.value = a;
+    }
+    return out;
+}
+
+SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+    int worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double v = x[i];
+        for (int t = 0; t < kFp64Slices; ++t) {
+            if (t >= sc.active) {
+                s[t][i] = 0;
+                continue;
+            }
+            const double z = ozaki_chunk(v, sc.sigma[t]);
+            const double az = std::fabs(z);
+            if (az != 0 && az < kBf16MinNormal && worst < 1) worst = 1;
+            if (az > kBf16MaxFinite) worst = 2;
+            s[t][i] = bf16_rne(static_cast<float>(z));
+            v -= z;
+        }
+    }
+    return static_cast<SliceStatus>(worst);
+}
+
+}  // namespace
+
+double ozaki_sigma(double maxabs) {
+    int e;
+    const double f = std::frexp(maxabs, &e);  // maxabs = f * 2^e, f in [0.5, 1)
+    const int v = (f == 0.5) ? e - 1 : e;     // ceil(log2(maxabs)), exact for powers of two
+    return std::ldexp(1.0, v + kOzakiRho);
+}
+
+const SplitKernels& split_kernels_portable() {
+    static const SplitKernels k{fp32_portable, fp64_absmax_portable, fp64_portable};
+    return k;
+}
+
+const SplitKernels& split_kernels() {
+    static const SplitKernels& k = cpu_has_avx512_split() ? split_kernels_avx512() : split_kernels_portable();
+    return k;
+}
+
+}  // namespace amxblas::kernels

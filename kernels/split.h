@@ -1,0 +1,56 @@
+// Splitting FP32/FP64 values into BF16 slices (paper Sections 4.2 and 4.3).
+//
+// The split works on a contiguous run of values (the packer gathers each 32x32 block into a
+// staging tile first and hands it here, so split and pack are fused and the slices are written
+// straight into the packed buffers). There are two implementations, portable and AVX-512;
+// they compute the same function bit for bit (tests/kernels checks that), and split_kernels()
+// picks one per process from the CPU.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/bf16.h"
+
+namespace amxblas::kernels {
+
+constexpr int kFp32Slices = 3;
+constexpr int kFp64Slices = 6;
+constexpr int kOzakiRho = 53 - 8;  // rho = 45: significand gap between FP64 and BF16
+
+// The per-slice Ozaki shifts of one matrix: sigma[r] = 2^(v(r) + rho) with
+// v(r) = ceil(log2(max |A^(r)|)) over the whole matrix; slices r >= active are zero because
+// the residual A^(active) is zero everywhere.
+struct Fp64Scales {
+    int active = 0;
+    double sigma[kFp64Slices] = {};
+};
+
+// max |A^(r)| over a run of values, A^(r) from A^(0) = x with sigma[0..r-1] (Eq. 14), and
+// whether any input was Inf or NaN (the max alone would lose a NaN).
+struct AbsMax {
+    double value = 0;
+    bool nonfinite = false;
+};
+
+enum class SliceStatus : int { ok = 0, subnormal = 1, overflow = 2 };
+
+struct SplitKernels {
+    // Eq. (8): s_r = bf16_rne(x^(r)), x^(r+1) = x^(r) - s_r in FP32, r = 0, 1, 2.
+    void (*fp32)(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2);
+    AbsMax (*fp64_absmax)(const double* x, std::size_t n, const Fp64Scales& sc, int r);
+    // Eqs. (13)-(14): writes all six slices (zeros from sc.active on). Reports the worst
+    // nonzero slice that is not a normal BF16 value; the slices are then unusable.
+    SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]);
+};
+
+const SplitKernels& split_kernels_portable();
+// The AVX-512 table when built (split_avx512.cc), else the portable one. Callers check the
+// CPU first (cpu_has_avx512_split()).
+const SplitKernels& split_kernels_avx512();
+// The one the library uses: AVX-512 when the CPU and OS can run it, else portable.
+const SplitKernels& split_kernels();
+
+// v(r) -> sigma for the next slice; maxabs > 0 and finite.
+double ozaki_sigma(double maxabs);
+
+}  // namespace amxblas::kernels

@@ -1,0 +1,117 @@
+// AVX-512 split: the same function as split.cc, 16 floats / 8 doubles at a time, with a scalar
+// tail through the portable table. Built with -mavx512f -mavx512bw -mavx512dq -mavx512vl only;
+// called only when cpu_has_avx512_split() says so.
+#include <immintrin.h>
+
+#include <cmath>
+
+#include "kernels/split.h"
+
+namespace amxblas::kernels {
+namespace {
+
+constexpr double kBf16MinNormal = 0x1p-126;
+constexpr double kBf16MaxFinite = 0x1.FEp127;
+
+// bf16_rne() on 16 lanes: the same carry trick, NaN lanes replaced by the quiet pattern.
+inline __m256i rne16(__m512 x) {
+    const __m512i u = _mm512_castps_si512(x);
+    const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(int(kF32AbsMask)));
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(abs, _mm512_set1_epi32(int(kF32ExpMask)));
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
+    r = _mm512_srli_epi32(r, 16);
+    const __m512i q = _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(int(kBf16QuietBit)));
+    r = _mm512_mask_mov_epi32(r, nan, q);
+    return _mm512_cvtepi32_epi16(r);
+}
+
+inline __m512 bf16x16_to_float(__m256i h) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+void fp32_avx512(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 r = _mm512_loadu_ps(x + i);
+        const __m256i h0 = rne16(r);
+        r = _mm512_sub_ps(r, bf16x16_to_float(h0));
+        const __m256i h1 = rne16(r);
+        r = _mm512_sub_ps(r, bf16x16_to_float(h1));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s0 + i), h0);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s1 + i), h1);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s2 + i), rne16(r));
+    }
+    if (i < n) split_kernels_portable().fp32(x + i, n - i, s0 + i, s1 + i, s2 + i);
+}
+
+inline __m512d ozaki_chunk8(__m512d x, __m512d sigma) {
+    return _mm512_sub_pd(_mm512_add_pd(x, sigma), sigma);
+}
+
+AbsMax fp64_absmax_avx512(const double* x, std::size_t n, const Fp64Scales& sc, int r) {
+    __m512d mx = _mm512_setzero_pd();
+    __mmask8 nonfinite = 0;
+    const __m512d inf = _mm512_set1_pd(INFINITY);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m512d v = _mm512_loadu_pd(x + i);
+        // |x| < Inf is false for Inf and NaN (ordered, non-signalling compare).
+        nonfinite |= __mmask8(~_mm512_cmp_pd_mask(_mm512_abs_pd(v), inf, _CMP_LT_OQ));
+        for (int t = 0; t < r; ++t) v = _mm512_sub_pd(v, ozaki_chunk8(v, _mm512_set1_pd(sc.sigma[t])));
+        mx = _mm512_max_pd(mx, _mm512_abs_pd(v));
+    }
+    AbsMax out;
+    out.value = _mm512_reduce_max_pd(mx);
+    out.nonfinite = nonfinite != 0;
+    if (i < n) {
+        const AbsMax tail = split_kernels_portable().fp64_absmax(x + i, n - i, sc, r);
+        if (tail.value > out.value) out.value = tail.value;
+        out.nonfinite = out.nonfinite || tail.nonfinite;
+    }
+    return out;
+}
+
+SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+    const __m512d tiny = _mm512_set1_pd(kBf16MinNormal);
+    const __m512d huge = _mm512_set1_pd(kBf16MaxFinite);
+    const __m512d zero = _mm512_setzero_pd();
+    __mmask8 subnormal = 0, overflow = 0;
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512d v0 = _mm512_loadu_pd(x + i), v1 = _mm512_loadu_pd(x + i + 8);
+        for (int t = 0; t < kFp64Slices; ++t) {
+            if (t >= sc.active) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), _mm256_setzero_si256());
+                continue;
+            }
+            const __m512d sigma = _mm512_set1_pd(sc.sigma[t]);
+            const __m512d z0 = ozaki_chunk8(v0, sigma), z1 = ozaki_chunk8(v1, sigma);
+            const __m512d a0 = _mm512_abs_pd(z0), a1 = _mm512_abs_pd(z1);
+            subnormal |= _mm512_cmp_pd_mask(a0, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a0, zero, _CMP_NEQ_OQ);
+            subnormal |= _mm512_cmp_pd_mask(a1, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a1, zero, _CMP_NEQ_OQ);
+            overflow |= _mm512_cmp_pd_mask(a0, huge, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a1, huge, _CMP_GT_OQ);
+            // Round-to-nearest double -> float (default MXCSR, as the portable cast), then RNE.
+            const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(z0)), _mm512_cvtpd_ps(z1), 1);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), rne16(f));
+            v0 = _mm512_sub_pd(v0, z0);
+            v1 = _mm512_sub_pd(v1, z1);
+        }
+    }
+    int worst = overflow ? 2 : (subnormal ? 1 : 0);
+    if (i < n) {
+        bf16_t* const tail[6] = {s[0] + i, s[1] + i, s[2] + i, s[3] + i, s[4] + i, s[5] + i};
+        const int w = static_cast<int>(split_kernels_portable().fp64(x + i, n - i, sc, tail));
+        worst = w > worst ? w : worst;
+    }
+    return static_cast<SliceStatus>(worst);
+}
+
+}  // namespace
+
+const SplitKernels& split_kernels_avx512() {
+    static const SplitKernels k{fp32_avx512, fp64_absmax_avx512, fp64_avx512};
+    return k;
+}
+
+}  // namespace amxblas::kernels

@@ -1,0 +1,217 @@
+// The emulated GEMM entry points against OpenBLAS: general shapes, transposes, leading
+// dimensions, alpha/beta, beta = 0 over NaN, bitwise reproducibility of the FP64 path,
+// and the failure contract (reason returned, C untouched).
+#include <fstream>
+
+#include "tests/kernels/kernels_test_util.h"
+
+using namespace amxblas::kernels;
+
+namespace {
+
+template <typename T>
+struct Problem {
+    GemmArgs<T> g;
+    std::vector<T> a, b, c;
+};
+
+template <typename T>
+Problem<T> make_problem(char ta, char tb, int m, int n, int k, T alpha, T beta, std::uint64_t seed, int pad = 3) {
+    Problem<T> p;
+    const int arows = ta == 'N' ? m : k, acols = ta == 'N' ? k : m;
+    const int brows = tb == 'N' ? k : n, bcols = tb == 'N' ? n : k;
+    const int lda = arows + pad, ldb = brows + pad, ldc = m + pad;
+    p.a = kt::random_matrix<T>(std::size_t(lda) * acols, seed);
+    p.b = kt::random_matrix<T>(std::size_t(ldb) * bcols, seed + 1);
+    p.c = beta == T(0) ? std::vector<T>(std::size_t(ldc) * n, T(NAN)) : kt::random_matrix<T>(std::size_t(ldc) * n, seed + 2);
+    p.g = GemmArgs<T>{ta, tb, m, n, k, alpha, p.a.data(), lda, p.b.data(), ldb, beta, p.c.data(), ldc};
+    return p;
+}
+
+// Elementwise bound on |C - C_openblas|. FP32: three RNE slices leave 2^-24 relative per
+// operand; omitted products and FP32 accumulation add O(K) units of 2^-24 of |A||B| (the
+// OpenBLAS reference has the same order of error). FP64 with d diagonals: slices are scaled to
+// the matrix maximum, so the omitted tail is bounded by K max|A| max|B| times about
+// 24 * 2^-8d (six products per diagonal, each slice <= 2^(v - 8i) < 2^(1 - 8i) max), and the
+// six-slice residuals by 2^-47 max (kernels_split_test.cc); plus FP64 rounding of the sums.
+template <typename T>
+double tolerance(const Problem<T>& p, const std::vector<double>& ab, std::size_t idx, const T c0, int products,
+                 double maxa, double maxb) {
+    const double k = p.g.k, alpha = std::fabs(double(p.g.alpha)), beta = std::fabs(double(p.g.beta));
+    const double beta_c = beta == 0 ? 0 : beta * std::fabs(double(c0));
+    if constexpr (sizeof(T) == 4) {
+        return 0x1p-23 * (k + 8) * (alpha * ab[idx] + beta_c);
+    } else {
+        const int d = products == 6 ? 3 : products == 10 ? 4 : products == 15 ? 5 : 6;
+        const double tail = std::ldexp(32.0, -8 * d) + 0x1p-44;
+        return alpha * k * maxa * maxb * tail + 0x1p-50 * (k + 4) * (alpha * ab[idx] + beta_c);
+    }
+}
+
+template <typename T>
+void check_against_blas(Problem<T>& p, int products, int threads) {
+    const std::vector<T> c0 = p.c;
+    std::vector<T> want = p.c;
+    kt::blas_gemm(p.g, want.data());
+    const char* why;
+    if constexpr (sizeof(T) == 4) why = emulate_sgemm(p.g, kt::options(products, threads));
+    else why = emulate_dgemm(p.g, kt::options(products, threads));
+    if (why) fail_msg("forwarded: %s", why);
+    const std::vector<double> ab = kt::abs_product(p.g);
+    double maxa = 0, maxb = 0;
+    for (int i = 0; i < p.g.m; ++i)
+        for (int l = 0; l < p.g.k; ++l) maxa = std::fmax(maxa, std::fabs(double(kt::op_at(p.g.transa, p.g.a, p.g.lda, i, l))));
+    for (int l = 0; l < p.g.k; ++l)
+        for (int j = 0; j < p.g.n; ++j) maxb = std::fmax(maxb, std::fabs(double(kt::op_at(p.g.transb, p.g.b, p.g.ldb, l, j))));
+    for (int j = 0; j < p.g.n; ++j)
+        for (int i = 0; i < p.g.ldc; ++i) {
+            const std::size_t idx = i + std::size_t(j) * p.g.ldc;
+            if (i >= p.g.m) {  // padding rows of C: untouched
+                assert_memory_equal(&p.c[idx], &c0[idx], sizeof(T));
+                continue;
+            }
+            const double tol = tolerance(p, ab, i + std::size_t(j) * p.g.m, c0[idx], products, maxa, maxb);
+            const double d = double(p.c[idx]) - double(want[idx]);
+            if (!(std::fabs(d) <= tol))
+                fail_msg("%c%c m=%d n=%d k=%d alpha=%g beta=%g products=%d: C(%d,%d) = %.17g, OpenBLAS %.17g, tol %.3g",
+                         p.g.transa, p.g.transb, p.g.m, p.g.n, p.g.k, double(p.g.alpha), double(p.g.beta), products, i, j,
+                         double(p.c[idx]), double(want[idx]), tol);
+        }
+}
+
+const int kSizes[] = {1, 2, 31, 32, 33, 255, 256, 257, 300};
+constexpr int kNumSizes = 9;
+const char kTrans[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 't'}};
+const double kAlphaBeta[][2] = {{1, 0}, {-0.5, 1}, {1, -0.5}, {-0.5, 0}, {1, 1}, {-0.5, -0.5}};
+const int kProducts[] = {6, 10, 15, 21};
+
+// Shapes (S[i], S[i+4], S[i+7]) (indices mod 9): every size appears once in every dimension.
+template <typename T>
+void shapes_test() {
+    int q = 0;
+    const int stride = kt::g_quick ? 3 : 1;
+    for (int i = 0; i < kNumSizes; i += stride) {
+        const int m = kSizes[i], n = kSizes[(i + 4) % kNumSizes], k = kSizes[(i + 7) % kNumSizes];
+        for (const auto& t : kTrans) {
+            const auto& ab = kAlphaBeta[q % 6];
+            const int products = kProducts[q % 4];
+            ++q;
+            Problem<T> p = make_problem<T>(t[0], t[1], m, n, k, T(ab[0]), T(ab[1]), 100 + q);
+            check_against_blas(p, products, 1 + q % 2);
+        }
+    }
+}
+
+void test_sgemm_shapes(void**) { shapes_test<float>(); }
+void test_dgemm_shapes(void**) { shapes_test<double>(); }
+
+// Larger than one block in every dimension, with partial blocks and panels.
+template <typename T>
+void big_shape_test() {
+    const int m = kt::g_quick ? 100 : 300, n = kt::g_quick ? 70 : 290, k = kt::g_quick ? 300 : 530;
+    int q = 0;
+    for (const auto& t : kTrans) {
+        Problem<T> p = make_problem<T>(t[0], t[1], m, n, k, T(-0.5), T(q % 2 ? 0 : 1), 7 + q, 5);
+        check_against_blas(p, kProducts[q % 4], 2);
+        ++q;
+    }
+}
+
+void test_sgemm_big(void**) { big_shape_test<float>(); }
+void test_dgemm_big(void**) { big_shape_test<double>(); }
+
+// Every per-panel FP32 sum of the FP64 method is exact, so neither the backend nor the thread
+// count may change a bit.
+void test_dgemm_bitwise_reproducible(void**) {
+    const int m = kt::g_quick ? 64 : 200, n = kt::g_quick ? 40 : 140, k = kt::g_quick ? 300 : 530;
+    for (int products : kProducts) {
+        Problem<double> p = make_problem<double>('N', 'T', m, n, k, 1.0, 0.0, 31 + products);
+        std::vector<double> first;
+        for (int run = 0; run < 3; ++run) {
+            RunOptions o = kt::options(products, run == 1 ? 2 : 1);
+            if (run == 2) o.backend = Backend::reference;
+            if (run == 2 && kt::g_backend == Backend::reference) o.threads = 2;
+            std::fill(p.c.begin(), p.c.end(), NAN);
+            assert_null(emulate_dgemm(p.g, o));
+            if (run == 0) first = p.c;
+            else if (std::memcmp(first.data(), p.c.data(), first.size() * sizeof(double)) != 0)
+                fail_msg("products=%d run %d differs (%s, %d threads)", products, run, backend_name(o.backend), o.threads);
+        }
+    }
+}
+
+void test_workspace_cap(void**) {
+    Problem<double> p = make_problem<double>('N', 'N', 70, 50, 40, 1.0, 0.5, 3);
+    const std::vector<double> c0 = p.c;
+    RunOptions o = kt::options(10, 2);
+    o.workspace_cap_bytes = dgemm_workspace_bytes(70, 50, 40, 2) - 1;
+    assert_string_equal(emulate_dgemm(p.g, o), "memory:workspace-cap");
+    assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
+    Problem<float> s = make_problem<float>('T', 'N', 70, 50, 40, 1.0f, 0.5f, 4);
+    const std::vector<float> s0 = s.c;
+    o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2) - 1;
+    assert_string_equal(emulate_sgemm(s.g, o), "memory:workspace-cap");
+    assert_memory_equal(s.c.data(), s0.data(), s0.size() * sizeof(float));
+    o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2);  // exactly enough
+    assert_null(emulate_sgemm(s.g, o));
+    // 3 slices x 2 bytes per padded element of A and B, plus the per-thread block scratch.
+    assert_true(sgemm_workspace_bytes(256, 256, 256, 1) == 2 * 3 * 2 * 256 * 256 + 256 * 256 * 4 + 4096);
+    assert_true(dgemm_workspace_bytes(256, 256, 256, 1) == 2 * 6 * 2 * 256 * 256 + 256 * 256 * 8 + 4096);
+}
+
+void test_alloc_failure(void**) {
+    std::ifstream f("/proc/sys/vm/overcommit_memory");
+    int mode = 0;
+    if (!(f >> mode) || mode == 1) skip();  // "always overcommit" would grant the request
+    // About 800 GB of component buffers: refused before anything is read, C untouched.
+    float dummy[4] = {1, 2, 3, 4};
+    GemmArgs<float> g{'N', 'N', 1 << 20, 1 << 20, 1 << 17, 1.0f, dummy, 1 << 20, dummy, 1 << 17, 0.0f, dummy, 1 << 20};
+    assert_string_equal(emulate_sgemm(g, kt::options()), "memory:alloc-failed");
+    assert_true(dummy[0] == 1 && dummy[3] == 4);
+}
+
+void test_slice_subnormal_fails_cleanly(void**) {
+    Problem<double> p = make_problem<double>('N', 'N', 40, 33, 20, 1.0, 0.0, 5);
+    for (auto& x : p.a) x = 0;
+    p.a[3] = 0x1p-100 + 0x1p-140;  // second slice 2^-140: not a normal BF16
+    const std::vector<double> c0 = p.c;
+    assert_string_equal(emulate_dgemm(p.g, kt::options(21, 2)), "domain:slice-subnormal");
+    assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
+}
+
+void test_beta_zero_ignores_nan(void**) {
+    Problem<float> s = make_problem<float>('N', 'N', 45, 37, 29, -0.5f, 0.0f, 9);
+    std::fill(s.c.begin(), s.c.end(), INFINITY);
+    for (std::size_t i = 0; i < s.c.size(); i += 2) s.c[i] = NAN;
+    assert_null(emulate_sgemm(s.g, kt::options()));
+    for (int j = 0; j < 37; ++j)
+        for (int i = 0; i < 45; ++i) assert_true(std::isfinite(s.c[i + std::size_t(j) * s.g.ldc]));
+    Problem<double> d = make_problem<double>('T', 'N', 45, 37, 29, 1.0, 0.0, 9);
+    assert_null(emulate_dgemm(d.g, kt::options(6)));
+    for (int j = 0; j < 37; ++j)
+        for (int i = 0; i < 45; ++i) assert_true(std::isfinite(d.c[i + std::size_t(j) * d.g.ldc]));
+}
+
+void test_bad_product_count(void**) {
+    Problem<double> p = make_problem<double>('N', 'N', 4, 4, 4, 1.0, 0.0, 1);
+    assert_string_equal(emulate_dgemm(p.g, kt::options(7)), "config:fp64-products");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (int rc = kt::setup(argc, argv)) return rc;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sgemm_shapes),
+        cmocka_unit_test(test_dgemm_shapes),
+        cmocka_unit_test(test_sgemm_big),
+        cmocka_unit_test(test_dgemm_big),
+        cmocka_unit_test(test_dgemm_bitwise_reproducible),
+        cmocka_unit_test(test_workspace_cap),
+        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_slice_subnormal_fails_cleanly),
+        cmocka_unit_test(test_beta_zero_ignores_nan),
+        cmocka_unit_test(test_bad_product_count),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

@@ -1,0 +1,196 @@
+// BF16 rounding and the FP32/FP64 splits (kernels/bf16.h, kernels/split.h).
+#include "kernels/bf16.h"
+#include "kernels/cpu_features.h"
+#include "kernels/pack.h"
+#include "kernels/split.h"
+#include "tests/kernels/kernels_test_util.h"
+
+using namespace amxblas::kernels;
+
+namespace {
+
+bf16_t rne_bits(std::uint32_t u) { return bf16_rne(bits_float(u)); }
+
+void test_bf16_rne_ties_to_even(void**) {
+    assert_int_equal(rne_bits(0x3F800000u), 0x3F80);  // 1.0
+    assert_int_equal(rne_bits(0x3F808000u), 0x3F80);  // tie, kept part even: down
+    assert_int_equal(rne_bits(0x3F818000u), 0x3F82);  // tie, kept part odd: up
+    assert_int_equal(rne_bits(0x3F807FFFu), 0x3F80);  // below the tie
+    assert_int_equal(rne_bits(0x3F808001u), 0x3F81);  // above the tie
+    assert_int_equal(rne_bits(0xBF818000u), 0xBF82);  // sign does not matter
+    assert_int_equal(rne_bits(0x3FFF8000u), 0x4000);  // carry into the exponent
+    assert_int_equal(rne_bits(0x00000000u), 0x0000);
+    assert_int_equal(rne_bits(0x80000000u), 0x8000);
+}
+
+void test_bf16_rne_overflow_and_nan(void**) {
+    assert_int_equal(rne_bits(0x7F7FFFFFu), 0x7F80);  // FLT_MAX rounds to +Inf
+    assert_int_equal(rne_bits(0xFF7FFFFFu), 0xFF80);
+    assert_int_equal(rne_bits(0x7F7F7FFFu), 0x7F7F);  // largest BF16 stays finite
+    assert_int_equal(rne_bits(0x7F800000u), 0x7F80);  // Inf stays Inf
+    const std::uint32_t nans[] = {0x7FC00000u, 0x7F800001u, 0xFF800001u, 0x7FFFFFFFu, 0x7F80FFFFu};
+    for (std::uint32_t u : nans) {
+        const bf16_t h = rne_bits(u);
+        assert_true((h & 0x7F80) == 0x7F80 && (h & 0x7F) != 0);  // still a NaN, not Inf
+        assert_int_equal(h & 0x8000, (u >> 16) & 0x8000);
+    }
+}
+
+// |x - (s0 + s1 + s2)| <= 2^-24 |x|: each RNE to 8 bits leaves at most 2^-8 of the residual
+// (relative), and the FP32 subtractions are exact (Sterbenz), so after three slices <= 2^-24.
+void test_fp32_split_reconstructs(void**) {
+    const SplitKernels& sk = split_kernels_portable();
+    kt::Rng r(7);
+    std::vector<float> x;
+    for (int i = 0; i < 4000; ++i) x.push_back(float(std::ldexp(r.uniform(), int(r.uniform() * 100))));
+    for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 0x1p-100f, 0x1p100f, -0x1p64f, 3.0f, -0x1.fffffep0f, 0x1.000002p0f})
+        x.push_back(v);
+    std::vector<bf16_t> s0(x.size()), s1(x.size()), s2(x.size());
+    sk.fp32(x.data(), x.size(), s0.data(), s1.data(), s2.data());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double sum = double(bf16_to_float(s0[i])) + bf16_to_float(s1[i]) + bf16_to_float(s2[i]);
+        const double err = std::fabs(double(x[i]) - sum);
+        if (!(err <= 0x1p-24 * std::fabs(double(x[i])))) fail_msg("x=%a sum=%a", double(x[i]), sum);
+    }
+    // A power of two is one slice; a negative value has a negative leading slice.
+    const std::size_t base = x.size() - 10;
+    assert_int_equal(s0[base + 2], 0x3F80);
+    assert_int_equal(s1[base + 2], 0);
+    assert_int_equal(s2[base + 2], 0);
+    assert_int_equal(s0[base + 3] & 0x8000, 0x8000);
+}
+
+// The FP64 residual bound. With v = ceil(log2 max|A^(r)|) and sigma = 2^(v+45), fl(x + sigma)
+// lies in [2^(v+45) - 2^v, 2^(v+45) + 2^v], where the FP64 spacing is 2^(v-8) below 2^(v+45)
+// and 2^(v-7) above, so Z is x rounded to a multiple of at least 2^(v-8): |A^(r+1)| <= 2^(v-8)
+// entrywise, hence v(r+1) <= v(r) - 8, and after six slices
+//     |A^(6)|_ij <= 2^(v(5) - 8) <= 2^(v(0) - 48)   (<= 2^-47 max|A|, since 2^v(0) < 2 max|A|).
+// Z has at most 8 significant bits (a multiple of 2^(v-8) no larger than 2^v), so a nonzero
+// slice entry in the normal range is an exact BF16 value and the residual update is exact.
+void check_fp64_split(const std::vector<double>& x, const SplitKernels& sk) {
+    const OperandView<double> v{'N', int(x.size()), 1, x.data(), int(x.size())};
+    Fp64Scales sc;
+    assert_null(fp64_scales(v, sk, 1, &sc));
+    std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(x.size()));
+    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
+    assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp)), int(SliceStatus::ok));
+    double mx = 0;
+    for (double e : x) mx = std::fmax(mx, std::fabs(e));
+    const double bound = mx == 0 ? 0 : std::ldexp(sc.sigma[0], -kOzakiRho - 48);  // 2^(v0 - 48)
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        double res = x[i];
+        for (int t = 0; t < kFp64Slices; ++t) {
+            const bf16_t h = s[t][i];
+            assert_true(h == 0 || h == 0x8000 || (((h >> 7) & 0xFF) != 0 && ((h >> 7) & 0xFF) != 0xFF));
+            if (t >= sc.active) assert_true((h & 0x7FFF) == 0);
+            res -= double(bf16_to_float(h));
+            if (t < sc.active && t + 1 < kFp64Slices) {
+                // |A^(t+1)| <= 2^(v(t) - 8) = sigma[t] * 2^-53
+                if (!(std::fabs(res) <= std::ldexp(sc.sigma[t], -kOzakiRho - 8))) fail_msg("step %d x=%a", t, x[i]);
+            }
+        }
+        if (!(std::fabs(res) <= bound)) fail_msg("x=%a residual=%a bound=%a", x[i], res, bound);
+    }
+}
+
+void test_fp64_split_bounds(void**) {
+    const SplitKernels& sk = split_kernels_portable();
+    kt::Rng r(11);
+    std::vector<double> x(3001);
+    for (auto& e : x) e = r.uniform();
+    check_fp64_split(x, sk);
+    for (auto& e : x) e = std::ldexp(r.uniform(), int(r.uniform() * 20));  // wider range
+    check_fp64_split(x, sk);
+    check_fp64_split({0.0, 0.0, -0.0}, sk);
+    check_fp64_split({1.0, -2.0, 0x1p-30, -0.5}, sk);
+    check_fp64_split({0x1p100, 1.0, -3.0, 0x1.23456789abcdep-20}, sk);  // one huge entry
+    check_fp64_split({1.0, 0x1p-120, -0x1.8p-121}, sk);                 // tiny entries
+    check_fp64_split({-0x1.fffffffffffffp0, 0x1.0000000000001p0}, sk);  // full significands
+}
+
+void test_fp64_split_zero_and_powers(void**) {
+    const SplitKernels& sk = split_kernels_portable();
+    std::vector<double> z(40, 0.0);
+    Fp64Scales sc;
+    assert_null(fp64_scales({'N', 40, 1, z.data(), 40}, sk, 1, &sc));
+    assert_int_equal(sc.active, 0);
+    std::vector<double> p = {4.0, -4.0, 0.5, 0x1p-100};
+    assert_null(fp64_scales({'N', 4, 1, p.data(), 4}, sk, 1, &sc));
+    std::vector<std::vector<bf16_t>> s(6, std::vector<bf16_t>(4));
+    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
+    assert_int_equal(int(sk.fp64(p.data(), 4, sc, sp)), 0);
+    assert_int_equal(s[0][0], bf16_rne(4.0f));
+    assert_int_equal(s[0][1], bf16_rne(-4.0f));
+    assert_int_equal(s[0][2], bf16_rne(0.5f));
+    assert_int_equal(s[0][3], 0);                  // far below 2^(v - 8): left to later slices
+    assert_int_equal(s[1][3], bf16_rne(0x1p-100f));
+    for (int t = 1; t < 6; ++t) assert_int_equal(s[t][0], 0);
+    assert_int_equal(sc.active, 2);  // nothing left after slice 1
+}
+
+void test_fp64_split_subnormal_slice_reported(void**) {
+    // 2^-100 + 2^-140: the second slice would be 2^-140, not a normal BF16.
+    std::vector<double> x = {0x1p-100 + 0x1p-140, 0.0};
+    const SplitKernels& sk = split_kernels_portable();
+    Fp64Scales sc;
+    assert_null(fp64_scales({'N', 2, 1, x.data(), 2}, sk, 1, &sc));
+    std::vector<std::vector<bf16_t>> s(6, std::vector<bf16_t>(2));
+    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
+    assert_int_equal(int(sk.fp64(x.data(), 2, sc, sp)), int(SliceStatus::subnormal));
+    std::vector<double> bad = {1.0, NAN};
+    assert_string_equal(fp64_scales({'N', 2, 1, bad.data(), 2}, sk, 1, &sc), "domain:non-finite");
+}
+
+// The AVX-512 split must be the portable split, bit for bit (tails included).
+void test_avx512_split_bitwise(void**) {
+    if (!cpu_has_avx512_split()) skip();
+    const SplitKernels& p = split_kernels_portable();
+    const SplitKernels& v = split_kernels_avx512();
+    kt::Rng r(3);
+    const std::size_t n = 4133;
+    std::vector<float> xf(n);
+    for (auto& e : xf) e = float(std::ldexp(r.uniform(), int(r.uniform() * 140)));
+    const std::uint32_t special[] = {0x7FC00000u, 0x7F800001u, 0xFF800000u, 0x7F7FFFFFu, 0x00000001u,
+                                     0x807FFFFFu, 0x3F808000u, 0x3F818000u, 0x80000000u};
+    for (std::size_t i = 0; i < sizeof special / sizeof special[0]; ++i) xf[i * 37] = bits_float(special[i]);
+    std::vector<bf16_t> a[3], b[3];
+    for (int s = 0; s < 3; ++s) a[s].resize(n), b[s].resize(n);
+    p.fp32(xf.data(), n, a[0].data(), a[1].data(), a[2].data());
+    v.fp32(xf.data(), n, b[0].data(), b[1].data(), b[2].data());
+    for (int s = 0; s < 3; ++s) assert_memory_equal(a[s].data(), b[s].data(), n * sizeof(bf16_t));
+
+    for (int range : {1, 30, 200}) {
+        std::vector<double> xd(n);
+        for (auto& e : xd) e = std::ldexp(r.uniform(), int(r.uniform() * range));
+        Fp64Scales sp, sv;
+        assert_null(fp64_scales({'N', int(n), 1, xd.data(), int(n)}, p, 1, &sp));
+        assert_null(fp64_scales({'N', 97, int(n / 97), xd.data(), 97}, v, 2, &sv));
+        assert_int_equal(sp.active, sv.active);
+        assert_memory_equal(sp.sigma, sv.sigma, sizeof sp.sigma);
+        std::vector<bf16_t> c[6], d[6];
+        bf16_t *pc[6], *pd[6];
+        for (int s = 0; s < 6; ++s) c[s].resize(n), d[s].resize(n), pc[s] = c[s].data(), pd[s] = d[s].data();
+        assert_int_equal(int(p.fp64(xd.data(), n, sp, pc)), int(v.fp64(xd.data(), n, sp, pd)));
+        for (int s = 0; s < 6; ++s) assert_memory_equal(c[s].data(), d[s].data(), n * sizeof(bf16_t));
+        for (int rr = 0; rr < 6; ++rr) {
+            const AbsMax mp = p.fp64_absmax(xd.data(), n, sp, rr), mv = v.fp64_absmax(xd.data(), n, sp, rr);
+            assert_true(mp.value == mv.value);
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (int rc = kt::setup(argc, argv)) return rc;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bf16_rne_ties_to_even),
+        cmocka_unit_test(test_bf16_rne_overflow_and_nan),
+        cmocka_unit_test(test_fp32_split_reconstructs),
+        cmocka_unit_test(test_fp64_split_bounds),
+        cmocka_unit_test(test_fp64_split_zero_and_powers),
+        cmocka_unit_test(test_fp64_split_subnormal_slice_reported),
+        cmocka_unit_test(test_avx512_split_bitwise),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

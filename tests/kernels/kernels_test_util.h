@@ -1,0 +1,154 @@
+// Shared by the kernel tests: backend selection, deterministic inputs, the OpenBLAS baseline,
+// the paper's metrics (Eqs. 20-21) and a NaN-safe comparison.
+//
+// Backend selection, so the same checks run on any backend (and under the AMX harness):
+//   AMXBLAS_TEST_BACKEND=reference|avx512|amx   (or argv: --backend=NAME); default reference.
+//   AMXBLAS_TEST_QUICK=1                        smaller sizes (e.g. under the trap-and-emulate
+//                                               harness, where each AMX instruction costs us).
+// A backend that this build or machine cannot run makes the test exit 77 (CTest: skipped).
+#pragma once
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+// cmocka.h needs the above first, and declares some of its functions (print_error) without
+// C linkage of its own.
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <cblas.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/emulated_gemm.h"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace kt {
+
+using amxblas::kernels::Backend;
+
+constexpr int kSkipped = 77;
+
+inline Backend g_backend = Backend::reference;
+inline bool g_quick = false;
+
+inline bool parse_backend(const std::string& s, Backend* b) {
+    for (Backend c : {Backend::reference, Backend::avx512, Backend::amx})
+        if (s == amxblas::kernels::backend_name(c)) {
+            *b = c;
+            return true;
+        }
+    return false;
+}
+
+// Reads the backend and size options; returns 0 to go on, or the exit code to return.
+inline int setup(int argc, char** argv) {
+    std::string name = "reference";
+    if (const char* e = std::getenv("AMXBLAS_TEST_BACKEND")) name = e;
+    for (int i = 1; i < argc; ++i)
+        if (std::strncmp(argv[i], "--backend=", 10) == 0) name = argv[i] + 10;
+    if (const char* q = std::getenv("AMXBLAS_TEST_QUICK")) g_quick = std::strcmp(q, "0") != 0;
+    if (!parse_backend(name, &g_backend)) {
+        std::fprintf(stderr, "unknown backend '%s'\n", name.c_str());
+        return 2;
+    }
+    using namespace amxblas::kernels;
+    const bool usable = backend_built(g_backend) &&
+                        (backend_runnable_on_cpu(g_backend) || (g_backend == Backend::amx && amx_emulator_present()));
+    std::printf("# backend=%s built=%d runnable_on_cpu=%d emulator=%d quick=%d\n", backend_name(g_backend),
+                backend_built(g_backend), backend_runnable_on_cpu(g_backend), amx_emulator_present(), g_quick);
+    if (!usable) {
+        std::printf("# backend %s cannot run here: skipped\n", backend_name(g_backend));
+        return kSkipped;
+    }
+    openblas_set_num_threads(1);
+    return 0;
+}
+
+inline amxblas::kernels::RunOptions options(int fp64_products = 21, int threads = 1) {
+    amxblas::kernels::RunOptions o;
+    o.backend = g_backend;
+    o.fp64_products = fp64_products;
+    o.threads = threads;
+    return o;
+}
+
+// Deterministic uniform [-1, 1) (a 64-bit LCG; the top 53 bits make a double).
+struct Rng {
+    std::uint64_t s;
+    explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
+    double uniform() {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        return double(s >> 11) * 0x1p-52 - 1.0;
+    }
+};
+
+template <typename T>
+std::vector<T> random_matrix(std::size_t elems, std::uint64_t seed) {
+    Rng r(seed);
+    std::vector<T> v(elems);
+    for (auto& x : v) x = T(r.uniform());
+    return v;
+}
+
+inline CBLAS_TRANSPOSE cblas_trans(char t) { return (t == 'N' || t == 'n') ? CblasNoTrans : CblasTrans; }
+
+template <typename T>
+void blas_gemm(const amxblas::kernels::GemmArgs<T>& g, T* c) {
+    if constexpr (sizeof(T) == 4)
+        cblas_sgemm(CblasColMajor, cblas_trans(g.transa), cblas_trans(g.transb), g.m, g.n, g.k, g.alpha, g.a, g.lda,
+                    g.b, g.ldb, g.beta, c, g.ldc);
+    else
+        cblas_dgemm(CblasColMajor, cblas_trans(g.transa), cblas_trans(g.transb), g.m, g.n, g.k, g.alpha, g.a, g.lda,
+                    g.b, g.ldb, g.beta, c, g.ldc);
+}
+
+template <typename T>
+T op_at(char trans, const T* x, int ld, int i, int l) {
+    return (trans == 'N' || trans == 'n') ? x[i + std::size_t(l) * ld] : x[l + std::size_t(i) * ld];
+}
+
+// (|op(A)| |op(B)|)_ij in double, for escaled and elementwise tolerances.
+template <typename T>
+std::vector<double> abs_product(const amxblas::kernels::GemmArgs<T>& g) {
+    std::vector<double> ab(std::size_t(g.m) * g.n, 0.0), arow(g.k);
+    for (int i = 0; i < g.m; ++i) {
+        for (int l = 0; l < g.k; ++l) arow[l] = std::fabs(double(op_at(g.transa, g.a, g.lda, i, l)));
+        for (int j = 0; j < g.n; ++j) {
+            double s = 0;
+            for (int l = 0; l < g.k; ++l) s += arow[l] * std::fabs(double(op_at(g.transb, g.b, g.ldb, l, j)));
+            ab[i + std::size_t(j) * g.m] = s;
+        }
+    }
+    return ab;
+}
+
+struct Errors {
+    double ef = 0;       // Eq. (20)
+    double escaled = 0;  // Eq. (21)
+};
+
+// Square, alpha = 1, beta = 0, ldc = m.
+template <typename T>
+Errors metrics(const std::vector<T>& c, const std::vector<T>& cref, const std::vector<double>& ab) {
+    double num = 0, den = 0;
+    Errors e;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const double d = double(c[i]) - double(cref[i]);
+        num += d * d;
+        den += double(cref[i]) * double(cref[i]);
+        if (ab[i] > 0) e.escaled = std::fmax(e.escaled, std::fabs(d) / ab[i]);
+    }
+    e.ef = std::sqrt(num) / std::sqrt(den);
+    return e;
+}
+
+}  // namespace kt
