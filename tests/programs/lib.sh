@@ -1,0 +1,50 @@
+# Helpers shared by the integration-test drivers (sourced, POSIX sh). A test exits 0 when it
+# passed, 1 when it failed and 77 (CTest SKIP_RETURN_CODE) when something it needs is missing.
+
+skip() {
+    printf 'SKIP: %s\n' "$*"
+    exit 77
+}
+
+fail() {
+    printf 'FAIL: %s\n' "$*"
+    exit 1
+}
+
+# The backend that routes on this machine: $AMXBLAS_TEST_BACKEND if set, else avx512 when the
+# CPU has AVX-512 BF16, else the portable reference kernels. AMX is never assumed.
+test_backend() {
+    if [ -n "${AMXBLAS_TEST_BACKEND:-}" ]; then
+        printf '%s\n' "$AMXBLAS_TEST_BACKEND"
+    elif grep -qw avx512_bf16 /proc/cpuinfo 2>/dev/null; then
+        printf 'avx512\n'
+    else
+        printf 'reference\n'
+    fi
+}
+
+# fresh_dir DIR: an empty DIR (logs are appended to, so old ones must go).
+fresh_dir() {
+    rm -rf "$1"
+    mkdir -p "$1"
+}
+
+# The per-call lines of LOG for ROUTINE with m = n = k = N.
+calls_of() {
+    grep -E "amxblas: routine=$2 .* m=$3 n=$3 k=$3 " "$1" || true
+}
+
+# expect_routed LOG ROUTINE N ROUTE: every ROUTINE call of order N in LOG took ROUTE, and
+# there was at least one. On failure, prints what the log says instead.
+expect_routed() {
+    log=$1 routine=$2 order=$3 route=$4
+    [ -f "$log" ] || fail "no log $log was written"
+    lines=$(calls_of "$log" "$routine" "$order")
+    [ -n "$lines" ] || fail "$log has no $routine call with m=n=k=$order; it has:
+$(grep 'amxblas: ' "$log" | head -20)"
+    others=$(printf '%s\n' "$lines" | grep -v " route=$route " || true)
+    [ -z "$others" ] || fail "$routine calls of order $order in $log were not all route=$route:
+$others"
+    printf 'ok: %s: %s call(s) of %s m=n=k=%s took route=%s\n' "$log" \
+        "$(printf '%s\n' "$lines" | wc -l)" "$routine" "$order" "$route"
+}

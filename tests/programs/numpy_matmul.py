@@ -1,0 +1,45 @@
+"""A @ B with NumPy for float32 and float64, in three steps run as separate processes:
+  reference DIR N   make the inputs and the products without the library, save them
+  preloaded DIR N   load the inputs, multiply again (run under amxblas-run), save the products
+  compare DIR N     relative Frobenius error of each preloaded product against the reference
+"""
+import sys
+
+import numpy as np
+
+# Largest relative Frobenius error accepted: amx-fp32 is as accurate as SGEMM, amx-fp64-21
+# as DGEMM (both differ from OpenBLAS only by rounding order).
+TOLERANCE = {"float32": 1e-6, "float64": 1e-14}
+
+
+def main(step, out, n):
+    if step == "reference":
+        rng = np.random.default_rng(20240601)
+        for dtype in TOLERANCE:
+            a = rng.uniform(-1, 1, (n, n)).astype(dtype)
+            b = rng.uniform(-1, 1, (n, n)).astype(dtype)
+            np.save(f"{out}/a_{dtype}.npy", a)
+            np.save(f"{out}/b_{dtype}.npy", b)
+            np.save(f"{out}/ref_{dtype}.npy", a @ b)
+    elif step == "preloaded":
+        for dtype in TOLERANCE:
+            a = np.load(f"{out}/a_{dtype}.npy")
+            b = np.load(f"{out}/b_{dtype}.npy")
+            np.save(f"{out}/got_{dtype}.npy", a @ b)
+    elif step == "compare":
+        failed = False
+        for dtype, tol in TOLERANCE.items():
+            ref = np.load(f"{out}/ref_{dtype}.npy").astype(np.float64)
+            got = np.load(f"{out}/got_{dtype}.npy").astype(np.float64)
+            err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+            ok = bool(err <= tol)  # a NaN fails
+            failed |= not ok
+            print(f"{'ok' if ok else 'FAIL'}: {dtype} A @ B n={n}: rel_err={err:.2e} tol={tol:.0e}")
+        return 1 if failed else 0
+    else:
+        raise SystemExit(f"unknown step {step}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Debian's NumPy: A @ B in float32 and float64 is routed (cblas_sgemm -> amx-fp32,
+# cblas_dgemm -> amx-fp64-21) and agrees with the result of a process without the library.
+# Usage: numpy_test.sh AMXBLAS_RUN LIBRARY NUMPY_SCRIPT OUTDIR N
+set -eu
+. "$(dirname "$0")/lib.sh"
+run=$1 script=$3 out=$4 n=$5
+export AMXBLAS_LIBRARY=$2
+py=/usr/bin/python3
+
+[ -x "$py" ] || skip "$py not found (Debian package python3)"
+"$py" -c 'import numpy' 2>/dev/null || skip "numpy is not importable by $py (Debian package python3-numpy)"
+fresh_dir "$out"
+backend=$(test_backend)
+
+env -u LD_PRELOAD "$py" "$script" reference "$out" "$n"
+"$run" --backend "$backend" --fp64-products 21 --fp32 on --verbose 2 --log "$out/numpy.log" \
+    -- "$py" "$script" preloaded "$out" "$n"
+expect_routed "$out/numpy.log" cblas_sgemm "$n" amx-fp32
+expect_routed "$out/numpy.log" cblas_dgemm "$n" amx-fp64-21
+env -u LD_PRELOAD "$py" "$script" compare "$out" "$n"

@@ -1,0 +1,45 @@
+#!/bin/sh
+# amxblas-run: --help documents every option, bad usage exits 2 with a clear message, and a
+# run sets LD_PRELOAD (prepended, not clobbered) and the AMXBLAS_* variables.
+# Usage: run_help_test.sh AMXBLAS_RUN LIBRARY
+set -eu
+. "$(dirname "$0")/lib.sh"
+run=$1
+export AMXBLAS_LIBRARY=$2
+
+help=$("$run" --help) || fail "--help exited $?"
+for opt in --fp64-products --fp32 --verbose --log --backend --min-n --shapes --threads \
+           --print-library --help; do
+    printf '%s\n' "$help" | grep -q -- "$opt" || fail "--help does not mention $opt"
+done
+echo "ok: --help mentions every option"
+
+# expect_usage_error EXPECTED-TEXT ARGS...: exit status 2 and EXPECTED-TEXT on stderr.
+expect_usage_error() {
+    want=$1
+    shift
+    status=0
+    err=$("$run" "$@" 2>&1 >/dev/null) || status=$?
+    [ "$status" -eq 2 ] || fail "amxblas-run $* exited $status, not 2"
+    printf '%s\n' "$err" | grep -q -- "$want" || fail "amxblas-run $*: message was: $err"
+    echo "ok: amxblas-run $* -> exit 2: $(printf '%s\n' "$err" | head -1)"
+}
+expect_usage_error "unknown option '--no-such-option'" --no-such-option -- true
+expect_usage_error "invalid value '7' for --fp64-products" --fp64-products 7 -- true
+expect_usage_error "invalid value 'maybe' for --fp32" --fp32=maybe -- true
+expect_usage_error "invalid value 'fast' for --backend" --backend fast -- true
+expect_usage_error "invalid value '0' for --min-n" --min-n 0 -- true
+expect_usage_error "invalid value 'tall' for --shapes" --shapes tall -- true
+expect_usage_error "option --log needs a value" --log
+expect_usage_error "no program given" --verbose 1
+
+[ "$("$run" --print-library)" = "$AMXBLAS_LIBRARY" ] || fail "--print-library"
+
+env_out=$(LD_PRELOAD=libm.so.6 AMXBLAS_SHAPES=any "$run" --fp64-products 10 --fp32 off \
+    --backend reference --min-n 64 --log /dev/null --threads 3 -- env)
+for want in "LD_PRELOAD=$AMXBLAS_LIBRARY:libm.so.6" AMXBLAS_FP64_PRODUCTS=10 AMXBLAS_FP32=0 \
+            AMXBLAS_BACKEND=reference AMXBLAS_MIN_N=64 AMXBLAS_LOG=/dev/null \
+            AMXBLAS_VERBOSE=2 AMXBLAS_NUM_THREADS=3 AMXBLAS_SHAPES=any; do
+    printf '%s\n' "$env_out" | grep -qx -- "$want" || fail "the program's environment lacks $want"
+done
+echo "ok: the program runs with LD_PRELOAD prepended and the AMXBLAS_* variables set"
