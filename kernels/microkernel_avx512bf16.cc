@@ -34,6 +34,10 @@ inline int load_pair(const bf16_t* p) {
 
 // acc += A(row0..row0+7, K step) * B(K step) for one packed block pair.
 inline void step(__m512 (&acc)[kRows][2], const bf16_t* a, const bf16_t* b) {
+    // Hide the pointers' values from the optimiser: in the chain the same B (or A) block is
+    // used by up to three steps, and GCC would otherwise keep its 32 zmm rows live across them
+    // and spill them to the stack instead of reloading from L1.
+    __asm__("" : "+r"(a), "+r"(b));
 #pragma GCC unroll 16
     for (int p = 0; p < kPairs; ++p) {
         const __m512i b0 = _mm512_loadu_si512(b + p * kTile);
