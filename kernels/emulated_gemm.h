@@ -10,6 +10,17 @@
 // Contract on failure: a non-null return value is the forward reason (e.g. "memory:workspace-cap",
 // "domain:slice-subnormal"); C has not been touched and the caller forwards the call.
 // beta == 0 never reads C (NaN or Inf already in C does not survive).
+// Forward reasons returned (static strings):
+//   "backend:not-built", "backend:not-runnable"   RunOptions::backend cannot run here (amx also
+//                                                 runs when the tests/amxemu harness is loaded)
+//   "config:fp64-products"                        fp64_products not 6, 10, 15 or 21
+//   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
+//   "domain:non-finite"                           Inf/NaN in A or B (FP64; the pre-scan's job)
+//   "domain:slice-subnormal"                      FP64 split gave a nonzero slice entry below
+//                                                 2^-126 (late check, after the pre-scan)
+//   "domain:slice-overflow"                       FP64 split gave a slice entry above the
+//                                                 largest finite BF16 (ties at (2-2^-7)*2^127)
+//   "internal:exception"                          never expected; nothing escapes to C/Fortran
 #pragma once
 
 #include <cstddef>

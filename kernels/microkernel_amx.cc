@@ -34,11 +34,13 @@ struct alignas(64) TileConfig {
     std::uint16_t colsb[16] = {};
     std::uint8_t rows[16] = {};
 
-    void set(int tmm, int nrows, int ncolsb) {
+    // Palette 1 limits: 8 tiles of at most 16 rows x 64 bytes. Refuses anything else.
+    bool set(int tmm, int nrows, int ncolsb) {
         if (tmm < 0 || tmm >= kTmmCount || nrows < 1 || nrows > kTileRows || ncolsb < 1 || ncolsb > kTileColsBytes)
-            return;
+            return false;
         rows[tmm] = std::uint8_t(nrows);
         colsb[tmm] = std::uint16_t(ncolsb);
+        return true;
     }
 };
 static_assert(sizeof(TileConfig) == 64, "LDTILECFG reads exactly 64 bytes");
@@ -46,7 +48,8 @@ static_assert(sizeof(TileConfig) == 64, "LDTILECFG reads exactly 64 bytes");
 TileConfig micro_tile_config() {
     TileConfig cfg;
     cfg.palette_id = kPalette1;
-    for (int t = 0; t < kTmmCount; ++t) cfg.set(t, kTileRows, kTileColsBytes);  // 16 x 64 B each
+    // Every tile is 16 rows x 64 bytes: 16x32 BF16 sources, 16x16 FP32 accumulators.
+    for (int t = 0; t < kTmmCount; ++t) cfg.set(t, kTileRows, kTileColsBytes);
     return cfg;
 }
 
