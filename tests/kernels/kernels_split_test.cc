@@ -137,6 +137,11 @@ void test_fp64_split_subnormal_slice_reported(void**) {
     std::vector<std::vector<bf16_t>> s(6, std::vector<bf16_t>(2));
     bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
     assert_int_equal(int(sk.fp64(x.data(), 2, sc, sp)), int(SliceStatus::subnormal));
+    // The largest BF16, (2 - 2^-7) * 2^127, is inside the paper's domain (Eq. 2) but its first
+    // chunk is a tie on the 2^121 grid and rounds to 2^128: not a finite BF16.
+    std::vector<double> top = {0x1.FEp127, 1.0};
+    assert_null(fp64_scales({'N', 2, 1, top.data(), 2}, sk, 1, &sc));
+    assert_int_equal(int(sk.fp64(top.data(), 2, sc, sp)), int(SliceStatus::overflow));
     std::vector<double> bad = {1.0, NAN};
     assert_string_equal(fp64_scales({'N', 2, 1, bad.data(), 2}, sk, 1, &sc), "domain:non-finite");
 }
