@@ -1,34 +1,48 @@
 #!/bin/sh
-# Installs the Debian packages the project needs, if any is missing.
-#   scripts/setup-deps.sh            the full list (build, tests, demo, benchmark)
-#   scripts/setup-deps.sh PKG...     only these
-# As root it runs apt-get update and apt-get install; otherwise it names what is missing
-# and exits 1, so nothing is half-installed behind the user's back.
+# setup-deps.sh: installs the Debian/Ubuntu packages amxblas needs, those not installed yet.
+#
+#   scripts/setup-deps.sh              the project's full list (build, tests, demo)
+#   scripts/setup-deps.sh PKG...       only these
+#   scripts/setup-deps.sh --list       print the full list and exit
+#
+# As root it runs apt-get update and apt-get install for the missing ones; otherwise it names
+# them and exits 1. Used by scripts/demo.sh and scripts/test.sh.
 set -eu
 
-if [ $# -gt 0 ]; then
-    packages="$*"
-else
-    packages="cmake make g++ gfortran pkg-config binutils libopenblas-dev libblas-dev
-              libblas-test libcmocka-dev python3 python3-numpy libscalapack-openmpi-dev
-              openmpi-bin gnuplot-nox"
+# Build: compilers, CMake, OpenBLAS (the real BLAS), CMocka (unit tests).
+# Integration tests and demo: gfortran and the plain BLAS (-lblas), NumPy for /usr/bin/python3,
+# ScaLAPACK and Open MPI, gnuplot for amxblas-report --plot.
+full_list="cmake make g++ gcc pkg-config libopenblas-dev libcmocka-dev gfortran libblas-dev
+python3 python3-numpy libscalapack-openmpi-dev openmpi-bin gnuplot-nox"
+
+if [ "${1:-}" = --list ]; then
+    printf '%s\n' $full_list
+    exit 0
+fi
+if [ $# -eq 0 ]; then
+    # Word splitting of the list is intended.
+    # shellcheck disable=SC2086
+    set -- $full_list
 fi
 
-missing=""
-for p in $packages; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $p"
+missing=
+for pkg in "$@"; do
+    if ! dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed; then
+        missing="$missing $pkg"
     fi
 done
-[ -z "$missing" ] && exit 0
-
+missing=${missing# }
+if [ -z "$missing" ]; then
+    echo "setup-deps: all $# package(s) installed"
+    exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
-    echo "amxblas: missing Debian packages:$missing" >&2
-    echo "install them with: sudo apt-get install$missing" >&2
+    echo "setup-deps: missing packages: $missing" >&2
+    echo "setup-deps: as root, run: apt-get update && apt-get install -y $missing" >&2
     exit 1
 fi
-echo "amxblas: installing$missing"
+echo "setup-deps: installing $missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
+apt-get update
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
+apt-get install -y --no-install-recommends $missing
