@@ -1,0 +1,123 @@
+#!/bin/sh
+# bench.sh: OpenBLAS against every route of amxblas (FP32, FP64-6/10/15/21) on one backend;
+# accuracy on three input classes; split + pack against memcpy; the micro-kernel against the
+# VDPBF16PS peak; the interposer's cost on forwarded calls; AMX tile counts under the trap
+# harness; a CSV, PNG plots (gnuplot) and a table on stdout. Issue 7; tests/bench/.
+#
+#   scripts/bench.sh [--quick] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
+#                    [--backend avx512|reference|amx] [--reps R] [--out DIR]
+#                    [--build-dir DIR] [--driver PATH --interposer PATH [--amxemu PATH]]
+#
+#   --quick        the CI smoke mode (ctest bench.smoke): N = 64 128, 1 repetition; checks that
+#                  every section runs and the files are written, never the speed
+#   --backend amx  AMX cannot run here: counts under the trap harness only, never times
+#   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
+#   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
+#
+# OpenBLAS: OPENBLAS_CORETYPE=COOPERLAKE unless set. OpenBLAS 0.3.21 accepts it (it is also what
+# it detects on this machine) and it uses the SkylakeX SGEMM/DGEMM kernels: measured here at
+# N = 1024, 2 threads, COOPERLAKE and SKYLAKEX are equal within noise (192 and 193 GFLOP/s
+# SGEMM, 97 and 96 DGEMM), HASWELL and ZEN slower (173 and 85).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+quick=0 sizes= shapes= backend=avx512 reps= out=bench-results build="$root/build"
+driver= interposer= amxemu=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) quick=1 ;;
+        --sizes) sizes=$2; shift ;;
+        --shapes) shapes=$2; shift ;;
+        --backend) backend=$2; shift ;;
+        --reps) reps=$2; shift ;;
+        --out) out=$2; shift ;;
+        --build-dir) build=$2; shift ;;
+        --driver) driver=$2; shift ;;
+        --interposer) interposer=$2; shift ;;
+        --amxemu) amxemu=$2; shift ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+case "$backend" in avx512|reference|amx) ;; *) echo "bench.sh: --backend avx512|reference|amx" >&2; exit 2 ;; esac
+
+if [ -z "$driver" ]; then
+    [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+    cmake --build "$build" -j2 --target amxblas_bench amxblas
+    cmake --build "$build" -j2 --target amxemu || echo "bench.sh: the trap harness (amxemu) did not build"
+    driver=$(find "$build" -name amxblas_bench -type f | head -n 1)
+    interposer=$(find "$build" -name libamxblas.so -type f -o -name libamxblas.so -type l | head -n 1)
+    amxemu=$(find "$build" -name libamxemu.so -type f | head -n 1)
+fi
+[ -x "$driver" ] || { echo "bench.sh: no amxblas_bench driver (built in $build?)" >&2; exit 1; }
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log="$out/bench.log"
+rm -f "$out"/*.csv "$out"/*.png
+export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
+
+# The driver's arguments, in the positional parameters (the one array POSIX sh has).
+set -- --out "$out" --backend "$backend"
+[ "$quick" = 1 ] && set -- "$@" --quick
+[ -n "$reps" ] && set -- "$@" --reps "$reps"
+[ -n "$sizes" ] && set -- "$@" --sizes "$sizes"
+[ -n "$shapes" ] && set -- "$@" --shapes "$shapes"
+[ -n "$interposer" ] && set -- "$@" --interposer "$interposer"
+
+# logged CMD...: runs CMD with its output also appended to the log; returns CMD's status.
+logged() {
+    rcfile="$out/.rc"
+    { rc=0; "$@" || rc=$?; echo "$rc" >"$rcfile"; } 2>&1 | tee -a "$log"
+    rc=$(cat "$rcfile")
+    rm -f "$rcfile"
+    return "$rc"
+}
+
+{
+    echo "bench.sh: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n), OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
+         "load before the run:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+} | tee "$log"
+
+status=0
+if [ "$backend" = amx ]; then
+    echo "backend amx: no timed run (AMX cannot run here; counts only, below)" | tee -a "$log"
+else
+    logged "$driver" "$@" || status=1
+fi
+
+# The AMX tile-instruction counts: a second run, on the amx backend, under the trap harness.
+count_n=512
+[ "$quick" = 1 ] && count_n=64
+if [ -n "$amxemu" ] && [ -f "$amxemu" ]; then
+    logged env LD_PRELOAD="$amxemu" "$driver" --amx-counts "$count_n" --out "$out" || status=1
+else
+    echo "AMX trap harness (libamxemu.so) not available: tile-instruction counts skipped" | tee -a "$log"
+fi
+
+if command -v gnuplot >/dev/null 2>&1 && [ -f "$out/results.csv" ] && [ "$backend" != amx ]; then
+    logged gnuplot -e "csv='$out/results.csv'; outdir='$out'" "$root/tests/bench/plot.gp" || status=1
+else
+    echo "gnuplot (Debian gnuplot-nox) not found or no results: no plots" | tee -a "$log"
+fi
+
+# What every run must leave behind (the smoke test's assertions).
+missing=
+need() { [ -s "$out/$1" ] || missing="$missing $1"; }
+if [ "$backend" != amx ]; then
+    need results.csv
+    [ -n "$interposer" ] && need forwarding.csv
+    grep -q avx512_bf16 /proc/cpuinfo && need microkernel.csv
+    if command -v gnuplot >/dev/null 2>&1; then
+        for p in throughput speedup error breakdown; do need "$p.png"; done
+    fi
+fi
+[ -n "$amxemu" ] && [ -f "$amxemu" ] && need amx_counts.csv
+if [ -n "$missing" ]; then
+    echo "bench.sh: missing or empty in $out:$missing" | tee -a "$log"
+    status=1
+fi
+echo "bench.sh: results in $out (exit $status)" | tee -a "$log"
+exit $status

@@ -1,0 +1,88 @@
+// Shared pieces of the benchmark driver (amxblas_bench, run by scripts/bench.sh).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/emulated_gemm.h"
+
+namespace amxblas::bench {
+
+// Wall-clock seconds (CLOCK_MONOTONIC).
+double now_s();
+double median(std::vector<double> v);
+
+// One GEMM problem, column-major, no transposition.
+struct Shape {
+    int m, n, k;
+    bool square() const { return m == n && n == k; }
+};
+
+// The routes measured: the two OpenBLAS baselines and every route of the library.
+enum class Route { openblas_sgemm, openblas_dgemm, fp32, fp64_6, fp64_10, fp64_15, fp64_21 };
+constexpr Route kAllRoutes[] = {Route::openblas_sgemm, Route::openblas_dgemm, Route::fp32,
+                                Route::fp64_6,         Route::fp64_10,        Route::fp64_15,
+                                Route::fp64_21};
+const char* route_name(Route r);
+bool route_is_fp64(Route r);
+bool route_is_baseline(Route r);
+int route_products(Route r);  // component products (6 for FP32, 6..21 for FP64, 0 for baselines)
+
+enum class InputClass { uniform, loguniform, cancellation };
+constexpr InputClass kAllInputs[] = {InputClass::uniform, InputClass::loguniform,
+                                     InputClass::cancellation};
+const char* input_name(InputClass c);
+// What each class is, for the printed legend.
+const char* input_description(InputClass c);
+
+// A and B (m x k and k x n, ld = rows) of a class, in double; the float run uses the same
+// values rounded to float (the exact reference is then computed from the float values).
+void make_inputs(InputClass c, const Shape& s, std::uint64_t seed, std::vector<double>* a,
+                 std::vector<double>* b);
+
+// Accuracy of C (m x n, ld = m) against a reference.
+struct Errors {
+    double eF = 0;       // ||C - Cref||_F / ||Cref||_F
+    double escaled = 0;  // max_ij |C - Cref|_ij / (|A||B|)_ij, over entries with a nonzero bound
+};
+// Against a full reference matrix; absab is |A||B| in double.
+template <typename T>
+Errors errors_full(const std::vector<T>& c, const std::vector<T>& ref, const std::vector<double>& absab);
+
+// The exact reference on a sample of entries: each dot product summed in __float128 (every
+// product of two doubles is exact there; the sum has 113 significant bits).
+struct ExactSample {
+    std::vector<int> i, j;
+    std::vector<double> value;  // the exact C(i, j), rounded to double at the end
+    std::vector<double> absab;  // (|A||B|)(i, j), summed in __float128
+};
+template <typename T>
+ExactSample exact_sample(const Shape& s, const std::vector<T>& a, const std::vector<T>& b, int count,
+                         std::uint64_t seed);
+template <typename T>
+Errors errors_sampled(const std::vector<T>& c, int ldc, const ExactSample& ex);
+
+// Section: the VDPBF16PS peak and the avx512 micro-kernel's in-cache rate (bench_peak_avx512bf16.cc).
+struct PeakResult {
+    bool ran = false;
+    double peak_1t = 0, peak_all = 0;          // VDPBF16PS instructions per second
+    double chain_1t = 0, chain_all = 0;        // fp32_chain, in VDPBF16PS-equivalents per second
+    double product_1t = 0, product_all = 0;    // product, same unit
+};
+PeakResult measure_peak_and_microkernel(int threads, double seconds_per_point);
+bool avx512bf16_runnable();
+
+// Section: forwarding overhead through libamxblas.so (bench_forwarding.cc).
+struct ForwardRow {
+    int n;
+    double direct_ns, interposed_ns, added_ns, ratio;
+};
+// Empty result and a message in *why when the libraries cannot be opened.
+std::vector<ForwardRow> measure_forwarding(const std::string& interposer, const std::vector<int>& sizes,
+                                           int pairs, std::string* why);
+
+// Section: tile-instruction counts under the trap harness and the modelled AMX time (bench_amx.cc).
+int run_amx_counts(const Shape& s, int threads, const std::string& csv_path);
+
+}  // namespace amxblas::bench

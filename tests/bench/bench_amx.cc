@@ -1,0 +1,126 @@
+// Tile-instruction counts of one call per route under the AMX trap-and-emulate harness
+// (LD_PRELOAD=libamxemu.so, backend amx), and the AMX compute time modelled from them.
+//
+// Cost model (per core, cycles of reciprocal throughput; the sources are documentation and
+// measurements of Sapphire Rapids, not this machine):
+//   TDPBF16PS            16 cycles  Intel 64 and IA-32 Architectures Optimization Reference
+//                                   Manual, AMX chapter: one 16x16x32 BF16 tile product per
+//                                   16 cycles per core (1024 BF16 FMAs per cycle).
+//   TILELOADD(T1)        8 cycles   assumption, in line with uops.info measurements of
+//                                   Sapphire Rapids (16 rows of 64 B from L1/L2).
+//   TILESTORED           8 cycles   assumption, as TILELOADD.
+//   clock                2.0 GHz    assumption: all-core clock under AMX load of a Xeon
+//                                   Platinum 8462Y+ (the paper's machine; base 2.8 GHz).
+// Two bounds: "serial" adds every instruction's cycles (no overlap of loads and products);
+// "overlap" takes the larger of the product and the load/store cycles. Both divide the total
+// by the thread count (perfect balance) and cover the tile work only: split, pack and the
+// reconstruction into C are not modelled (measure them on the avx512 backend).
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include <cblas.h>
+
+#include "tests/amxemu/amxemu.h"
+#include "tests/bench/bench.h"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace amxblas::bench {
+
+namespace {
+
+constexpr double kTdpCycles = 16, kLoadCycles = 8, kStoreCycles = 8, kClockHz = 2.0e9;
+
+using CountersFn = void (*)(amxemu_counts*);
+using ResetFn = void (*)();
+
+}  // namespace
+
+int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
+    auto counters = reinterpret_cast<CountersFn>(dlsym(RTLD_DEFAULT, "amxemu_counters"));
+    auto reset = reinterpret_cast<ResetFn>(dlsym(RTLD_DEFAULT, "amxemu_reset_counters"));
+    std::printf("\n== AMX tile-instruction counts (trap harness), M=N=K=%d, %d threads ==\n", s.n, threads);
+    if (!counters || !reset) {
+        std::printf("AMX harness not loaded (no amxemu_counters in this process): counts skipped.\n");
+        return 0;
+    }
+    if (!kernels::backend_built(kernels::Backend::amx)) {
+        std::printf("AMX backend not built by this compiler: counts skipped.\n");
+        return 0;
+    }
+    std::printf("model: TDPBF16PS %.0f cyc, TILELOADD %.0f cyc, TILESTORED %.0f cyc per core (reciprocal\n"
+                "throughput), %.1f GHz, %d cores, perfectly balanced; tile work only (no split/pack/\n"
+                "reconstruction). Sources: Intel Optimization Reference Manual (TDPBF16PS), assumptions\n"
+                "for loads/stores and clock (see tests/bench/bench_amx.cc).\n",
+                kTdpCycles, kLoadCycles, kStoreCycles, kClockHz / 1e9, threads);
+    std::FILE* csv = std::fopen(csv_path.c_str(), "w");
+    if (csv)
+        std::fprintf(csv, "m,n,k,route,ldtilecfg,tilerelease,tilezero,tileloadd,tileloaddt1,tilestored,"
+                          "tdpbf16ps,model_serial_s,model_overlap_s,model_gflops_serial,model_gflops_overlap,eF\n");
+    std::printf("%-8s %10s %10s %10s %10s %8s %12s %12s %10s %9s\n", "route", "tdpbf16ps", "tileloadd",
+                "tilestored", "tilezero", "ldtilecfg", "model_s", "model_ovl_s", "GF/s_mdl", "eF");
+    std::vector<double> ad, bd;
+    make_inputs(InputClass::uniform, s, 11, &ad, &bd);
+    std::vector<float> af(ad.begin(), ad.end()), bf(bd.begin(), bd.end());
+    openblas_set_num_threads(threads);
+    std::vector<float> cf(std::size_t(s.m) * s.n), rf(cf.size());
+    std::vector<double> cd(std::size_t(s.m) * s.n), rd(cd.size());
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.f, af.data(), s.m, bf.data(), s.k,
+                0.f, rf.data(), s.m);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, ad.data(), s.m, bd.data(), s.k,
+                0.0, rd.data(), s.m);
+    std::vector<double> absab(cd.size(), 1.0);
+    for (Route r : kAllRoutes) {
+        if (route_is_baseline(r)) continue;
+        kernels::RunOptions opt;
+        opt.backend = kernels::Backend::amx;
+        opt.threads = threads;
+        opt.fp64_products = route_products(r);
+        reset();
+        const char* why;
+        Errors e;
+        if (route_is_fp64(r)) {
+            why = kernels::emulate_dgemm({'N', 'N', s.m, s.n, s.k, 1.0, ad.data(), s.m, bd.data(), s.k, 0.0,
+                                          cd.data(), s.m},
+                                         opt);
+            e = errors_full(cd, rd, absab);
+        } else {
+            why = kernels::emulate_sgemm({'N', 'N', s.m, s.n, s.k, 1.f, af.data(), s.m, bf.data(), s.k, 0.f,
+                                          cf.data(), s.m},
+                                         opt);
+            e = errors_full(cf, rf, absab);
+        }
+        amxemu_counts n{};
+        counters(&n);
+        if (why) {
+            std::printf("%-8s forwarded: %s\n", route_name(r), why);
+            continue;
+        }
+        const double loads = double(n.tileloadd + n.tileloaddt1);
+        const double serial = (kTdpCycles * n.tdpbf16ps + kLoadCycles * loads + kStoreCycles * n.tilestored) /
+                              (threads * kClockHz);
+        const double overlap = std::max(kTdpCycles * n.tdpbf16ps, kLoadCycles * loads + kStoreCycles * n.tilestored) /
+                               (threads * kClockHz);
+        const double flops = 2.0 * s.m * s.n * s.k;
+        std::printf("%-8s %10llu %10llu %10llu %10llu %8llu %12.3e %12.3e %10.1f %9.2e\n", route_name(r),
+                    (unsigned long long)n.tdpbf16ps, (unsigned long long)(n.tileloadd + n.tileloaddt1),
+                    (unsigned long long)n.tilestored, (unsigned long long)n.tilezero,
+                    (unsigned long long)n.ldtilecfg, serial, overlap, flops / serial / 1e9, e.eF);
+        if (csv)
+            std::fprintf(csv, "%d,%d,%d,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6e,%.6e,%.3f,%.3f,%.3e\n", s.m, s.n,
+                         s.k, route_name(r), (unsigned long long)n.ldtilecfg, (unsigned long long)n.tilerelease,
+                         (unsigned long long)n.tilezero, (unsigned long long)n.tileloadd,
+                         (unsigned long long)n.tileloaddt1, (unsigned long long)n.tilestored,
+                         (unsigned long long)n.tdpbf16ps, serial, overlap, flops / serial / 1e9,
+                         flops / overlap / 1e9, e.eF);
+    }
+    if (csv) std::fclose(csv);
+    return 0;
+}
+
+}  // namespace amxblas::bench

@@ -1,0 +1,170 @@
+// Input classes, error metrics and the exact sampled reference.
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "tests/bench/bench.h"
+
+namespace amxblas::bench {
+
+double now_s() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+const char* route_name(Route r) {
+    switch (r) {
+        case Route::openblas_sgemm: return "openblas_sgemm";
+        case Route::openblas_dgemm: return "openblas_dgemm";
+        case Route::fp32: return "fp32";
+        case Route::fp64_6: return "fp64_6";
+        case Route::fp64_10: return "fp64_10";
+        case Route::fp64_15: return "fp64_15";
+        case Route::fp64_21: return "fp64_21";
+    }
+    return "?";
+}
+
+bool route_is_fp64(Route r) { return r != Route::openblas_sgemm && r != Route::fp32; }
+bool route_is_baseline(Route r) { return r == Route::openblas_sgemm || r == Route::openblas_dgemm; }
+
+int route_products(Route r) {
+    switch (r) {
+        case Route::fp32: return 6;
+        case Route::fp64_6: return 6;
+        case Route::fp64_10: return 10;
+        case Route::fp64_15: return 15;
+        case Route::fp64_21: return 21;
+        default: return 0;
+    }
+}
+
+const char* input_name(InputClass c) {
+    switch (c) {
+        case InputClass::uniform: return "uniform";
+        case InputClass::loguniform: return "loguniform";
+        case InputClass::cancellation: return "cancellation";
+    }
+    return "?";
+}
+
+const char* input_description(InputClass c) {
+    switch (c) {
+        case InputClass::uniform: return "A, B uniform in [-1, 1]";
+        case InputClass::loguniform:
+            return "A, B = +-2^u, u uniform in [-20, 20], random signs (inside the FP64 domain)";
+        case InputClass::cancellation:
+            return "A(i,2p+1) = A(i,2p) uniform in [-1,1]; B(2p,j) = 2^12 u, B(2p+1,j) = -2^12 u + s, "
+                   "u, s uniform in [-1,1]: C is ~2^-12 of |A||B|";
+    }
+    return "?";
+}
+
+void make_inputs(InputClass c, const Shape& s, std::uint64_t seed, std::vector<double>* a,
+                 std::vector<double>* b) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0), expo(-20.0, 20.0);
+    a->assign(std::size_t(s.m) * s.k, 0.0);
+    b->assign(std::size_t(s.k) * s.n, 0.0);
+    switch (c) {
+        case InputClass::uniform:
+            for (double& x : *a) x = unit(rng);
+            for (double& x : *b) x = unit(rng);
+            break;
+        case InputClass::loguniform: {
+            auto draw = [&] { return std::copysign(std::exp2(expo(rng)), unit(rng)); };
+            for (double& x : *a) x = draw();
+            for (double& x : *b) x = draw();
+            break;
+        }
+        case InputClass::cancellation: {
+            constexpr double kLarge = 4096.0;  // 2^12
+            for (int p = 0; p < s.k; ++p)
+                for (int i = 0; i < s.m; ++i)
+                    (*a)[i + std::size_t(p) * s.m] = (p % 2) ? (*a)[i + std::size_t(p - 1) * s.m] : unit(rng);
+            for (int j = 0; j < s.n; ++j) {
+                double* col = b->data() + std::size_t(j) * s.k;
+                for (int p = 0; p + 1 < s.k; p += 2) {
+                    const double u = kLarge * unit(rng);
+                    col[p] = u;
+                    col[p + 1] = -u + unit(rng);
+                }
+                if (s.k % 2) col[s.k - 1] = unit(rng);
+            }
+            break;
+        }
+    }
+}
+
+template <typename T>
+Errors errors_full(const std::vector<T>& c, const std::vector<T>& ref, const std::vector<double>& absab) {
+    Errors e;
+    double num = 0, den = 0;
+    for (std::size_t q = 0; q < c.size(); ++q) {
+        const double d = double(c[q]) - double(ref[q]);
+        num += d * d;
+        den += double(ref[q]) * double(ref[q]);
+        if (absab[q] > 0) e.escaled = std::max(e.escaled, std::fabs(d) / absab[q]);
+        if (!(std::fabs(d) <= HUGE_VAL)) e.escaled = NAN;  // a NaN result is reported, not hidden
+    }
+    e.eF = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    return e;
+}
+
+template <typename T>
+ExactSample exact_sample(const Shape& s, const std::vector<T>& a, const std::vector<T>& b, int count,
+                         std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> ri(0, s.m - 1), rj(0, s.n - 1);
+    ExactSample ex;
+    for (int q = 0; q < count; ++q) {
+        const int i = ri(rng), j = rj(rng);
+        __float128 sum = 0, abs_sum = 0;
+        for (int p = 0; p < s.k; ++p) {
+            const __float128 t = __float128(a[i + std::size_t(p) * s.m]) * __float128(b[p + std::size_t(j) * s.k]);
+            sum += t;
+            abs_sum += t < 0 ? -t : t;
+        }
+        ex.i.push_back(i);
+        ex.j.push_back(j);
+        ex.value.push_back(double(sum));
+        ex.absab.push_back(double(abs_sum));
+    }
+    return ex;
+}
+
+template <typename T>
+Errors errors_sampled(const std::vector<T>& c, int ldc, const ExactSample& ex) {
+    Errors e;
+    double num = 0, den = 0;
+    for (std::size_t q = 0; q < ex.i.size(); ++q) {
+        const double d = double(c[ex.i[q] + std::size_t(ex.j[q]) * ldc]) - ex.value[q];
+        num += d * d;
+        den += ex.value[q] * ex.value[q];
+        if (ex.absab[q] > 0) e.escaled = std::max(e.escaled, std::fabs(d) / ex.absab[q]);
+        if (!(std::fabs(d) <= HUGE_VAL)) e.escaled = NAN;
+    }
+    e.eF = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    return e;
+}
+
+template Errors errors_full(const std::vector<float>&, const std::vector<float>&, const std::vector<double>&);
+template Errors errors_full(const std::vector<double>&, const std::vector<double>&, const std::vector<double>&);
+template ExactSample exact_sample(const Shape&, const std::vector<float>&, const std::vector<float>&, int,
+                                  std::uint64_t);
+template ExactSample exact_sample(const Shape&, const std::vector<double>&, const std::vector<double>&, int,
+                                  std::uint64_t);
+template Errors errors_sampled(const std::vector<float>&, int, const ExactSample&);
+template Errors errors_sampled(const std::vector<double>&, int, const ExactSample&);
+
+}  // namespace amxblas::bench

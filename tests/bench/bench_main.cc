@@ -1,0 +1,490 @@
+// amxblas_bench: OpenBLAS against every route of the BF16 component-product emulation, on one
+// backend: time, GFLOP/s (2mnk/T), speedup, accuracy (against OpenBLAS and against an exact
+// sampled reference, three input classes), split + pack against compute, split + pack speed
+// against memcpy, the domain scan's share, the micro-kernel against the VDPBF16PS peak, and
+// the interposer's cost on forwarded calls. Run by scripts/bench.sh; `amxblas_bench --help`.
+//
+// A second mode, --amx-counts N, runs one call per route on the amx backend and prints the
+// tile-instruction counts read from the trap harness (run it under LD_PRELOAD=libamxemu.so).
+#include <omp.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <cblas.h>
+
+#include "kernels/emulated_gemm.h"
+#include "policy/domain.h"
+#include "tests/bench/bench.h"
+
+extern "C" {
+void openblas_set_num_threads(int);
+char* openblas_get_corename(void);
+}
+
+namespace amxblas::bench {
+namespace {
+
+struct Options {
+    std::vector<Shape> shapes;
+    kernels::Backend backend = kernels::Backend::avx512;
+    int reps = 5;
+    int threads = 0;  // 0: every core
+    int sample = 256;
+    int forward_pairs = 201;
+    std::size_t memcpy_bytes = std::size_t(256) << 20;
+    double peak_seconds = 0.5;
+    std::string out = ".";
+    std::string interposer;
+    int amx_counts_n = 0;
+    bool quick = false;
+};
+
+[[noreturn]] void usage(int rc) {
+    std::printf(
+        "usage: amxblas_bench [--quick] [--sizes \"256 512 1024 2048\"] [--shapes \"MxNxK ...\"]\n"
+        "                     [--backend avx512|reference|amx] [--reps R] [--threads T] [--out DIR]\n"
+        "                     [--interposer PATH/libamxblas.so] [--amx-counts N]\n"
+        "  --quick        smoke mode: N = 64 128, 1 repetition, short microbenchmarks\n"
+        "  --amx-counts N the amx-counts mode: one call per route at N on the amx backend,\n"
+        "                 counted by the trap harness (run under LD_PRELOAD=libamxemu.so)\n");
+    std::exit(rc);
+}
+
+std::vector<int> parse_ints(const std::string& s) {
+    std::vector<int> v;
+    std::string t = s;
+    for (char& ch : t)
+        if (ch == ',') ch = ' ';
+    std::istringstream in(t);
+    int x;
+    while (in >> x) {
+        if (x < 1) usage(2);
+        v.push_back(x);
+    }
+    return v;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    std::vector<int> sizes = {256, 512, 1024, 2048};
+    std::vector<Shape> extra;
+    bool sizes_given = false;
+    for (int q = 1; q < argc; ++q) {
+        const std::string a = argv[q];
+        auto value = [&]() -> std::string {
+            if (q + 1 >= argc) usage(2);
+            return argv[++q];
+        };
+        if (a == "--quick") o.quick = true;
+        else if (a == "--sizes") { sizes = parse_ints(value()); sizes_given = true; }
+        else if (a == "--shapes") {
+            std::istringstream in(value());
+            std::string w;
+            while (in >> w) {
+                Shape s{};
+                if (std::sscanf(w.c_str(), "%dx%dx%d", &s.m, &s.n, &s.k) != 3 || s.m < 1 || s.n < 1 || s.k < 1)
+                    usage(2);
+                extra.push_back(s);
+            }
+        } else if (a == "--backend") {
+            const std::string b = value();
+            if (b == "avx512") o.backend = kernels::Backend::avx512;
+            else if (b == "reference") o.backend = kernels::Backend::reference;
+            else if (b == "amx") o.backend = kernels::Backend::amx;
+            else usage(2);
+        } else if (a == "--reps") o.reps = std::max(1, std::atoi(value().c_str()));
+        else if (a == "--threads") o.threads = std::max(1, std::atoi(value().c_str()));
+        else if (a == "--out") o.out = value();
+        else if (a == "--interposer") o.interposer = value();
+        else if (a == "--amx-counts") o.amx_counts_n = std::max(1, std::atoi(value().c_str()));
+        else if (a == "--help" || a == "-h") usage(0);
+        else usage(2);
+    }
+    if (o.quick) {
+        if (!sizes_given) sizes = {64, 128};
+        o.reps = 1;
+        o.sample = 64;
+        o.forward_pairs = 21;
+        o.memcpy_bytes = std::size_t(32) << 20;
+        o.peak_seconds = 0.05;
+    }
+    for (int n : sizes) o.shapes.push_back({n, n, n});
+    o.shapes.insert(o.shapes.end(), extra.begin(), extra.end());
+    if (o.threads == 0) o.threads = omp_get_num_procs();
+    return o;
+}
+
+// One CSV row (and one table line).
+struct Row {
+    Shape s{};
+    Route route{};
+    std::string backend, input, status = "ok";
+    double time_s = NAN, gflops = NAN, speedup = NAN;
+    Errors vs_blas{NAN, NAN}, vs_exact{NAN, NAN};
+    double split_pack_s = NAN, compute_s = NAN, split_pack_bytes = NAN, split_pack_gbs = NAN;
+    double scan_s = NAN, scan_frac = NAN;
+    int reps = 0;
+};
+
+int ru32(int x) { return (x + 31) / 32 * 32; }
+
+// Bytes that split + pack moves, by this benchmark's definition: the FP input read once
+// (m*k + k*n values) plus every packed BF16 component buffer written once (slices x
+// (ru32(m) + ru32(n)) x ru32(k) x 2 bytes; ru32 = rounded up to 32).
+double split_pack_bytes(const Shape& s, bool fp64) {
+    const double in = (double(s.m) * s.k + double(s.k) * s.n) * (fp64 ? 8 : 4);
+    const double out = (fp64 ? 6 : 3) * 2.0 * (double(ru32(s.m)) + ru32(s.n)) * ru32(s.k);
+    return in + out;
+}
+
+// memcpy bandwidth of all threads at once, each copying its own part; GB/s counts bytes read
+// plus bytes written (2 x size), as split + pack does. Median of `reps`.
+double memcpy_gbs(std::size_t bytes, int threads, int reps) {
+    std::vector<char> src(bytes, 1), dst(bytes, 2);
+    std::vector<double> t;
+    for (int r = 0; r <= reps; ++r) {
+        const double t0 = now_s();
+#pragma omp parallel num_threads(threads)
+        {
+            const std::size_t part = bytes / omp_get_num_threads(), lo = part * omp_get_thread_num();
+            std::memcpy(dst.data() + lo, src.data() + lo, part);
+        }
+        if (r > 0) t.push_back(now_s() - t0);  // the first pass is a warm-up
+    }
+    __asm__ volatile("" : : "r"(dst.data()) : "memory");
+    return 2.0 * bytes / median(t) / 1e9;
+}
+
+// The problem of one (shape, input class), in both precisions, with its references.
+struct Problem {
+    Shape s;
+    std::vector<double> ad, bd, ref_d, absab_d, absab_f;
+    std::vector<float> af, bf, ref_f;
+    ExactSample ex_d, ex_f;
+};
+
+void abs_product(const Shape& s, const std::vector<double>& a, const std::vector<double>& b, std::vector<double>* out) {
+    std::vector<double> aa(a.size()), bb(b.size());
+    for (std::size_t q = 0; q < a.size(); ++q) aa[q] = std::fabs(a[q]);
+    for (std::size_t q = 0; q < b.size(); ++q) bb[q] = std::fabs(b[q]);
+    out->assign(std::size_t(s.m) * s.n, 0.0);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, aa.data(), s.m, bb.data(), s.k, 0.0,
+                out->data(), s.m);
+}
+
+Problem make_problem(const Shape& s, InputClass c, int sample) {
+    Problem p;
+    p.s = s;
+    make_inputs(c, s, 1000 + 7 * int(c), &p.ad, &p.bd);
+    p.af.assign(p.ad.begin(), p.ad.end());
+    p.bf.assign(p.bd.begin(), p.bd.end());
+    p.ref_d.assign(std::size_t(s.m) * s.n, 0.0);
+    p.ref_f.assign(std::size_t(s.m) * s.n, 0.f);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k,
+                0.0, p.ref_d.data(), s.m);
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k,
+                0.f, p.ref_f.data(), s.m);
+    abs_product(s, p.ad, p.bd, &p.absab_d);
+    const std::vector<double> afd(p.af.begin(), p.af.end()), bfd(p.bf.begin(), p.bf.end());
+    abs_product(s, afd, bfd, &p.absab_f);
+    p.ex_d = exact_sample(s, p.ad, p.bd, sample, 99);
+    p.ex_f = exact_sample(s, p.af, p.bf, sample, 99);
+    return p;
+}
+
+// Runs one route once into c; returns the forward reason or nullptr.
+const char* run_route(Route r, const Problem& p, const Options& o, std::vector<float>* cf, std::vector<double>* cd,
+                      kernels::PhaseTimes* times) {
+    const Shape& s = p.s;
+    if (r == Route::openblas_sgemm) {
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(),
+                    s.k, 0.f, cf->data(), s.m);
+        return nullptr;
+    }
+    if (r == Route::openblas_dgemm) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(),
+                    s.k, 0.0, cd->data(), s.m);
+        return nullptr;
+    }
+    kernels::RunOptions opt;
+    opt.backend = o.backend;
+    opt.threads = o.threads;
+    opt.fp64_products = route_products(r);
+    opt.times = times;
+    if (route_is_fp64(r))
+        return kernels::emulate_dgemm(
+            {'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, cd->data(), s.m}, opt);
+    return kernels::emulate_sgemm(
+        {'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, cf->data(), s.m}, opt);
+}
+
+const char* domain_scan(Route r, const Problem& p) {
+    const Shape& s = p.s;
+    if (route_is_fp64(r))
+        return check_dgemm_domain({'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, nullptr, s.m},
+                                  route_products(r));
+    return check_sgemm_domain({'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, nullptr, s.m});
+}
+
+// Accuracy of every route on one problem; timings too when `timed`.
+void measure_problem(const Problem& p, InputClass c, bool timed, const Options& o, std::vector<Row>* rows) {
+    const Shape& s = p.s;
+    std::vector<float> cf(std::size_t(s.m) * s.n);
+    std::vector<double> cd(std::size_t(s.m) * s.n);
+    double base_s = NAN, base_d = NAN;
+    for (Route r : kAllRoutes) {
+        Row row;
+        row.s = s;
+        row.route = r;
+        row.backend = route_is_baseline(r) ? "openblas" : kernels::backend_name(o.backend);
+        row.input = input_name(c);
+        const bool fp64 = route_is_fp64(r);
+        if (!route_is_baseline(r)) {
+            if (const char* why = domain_scan(r, p)) {
+                row.status = std::string("forwarded:") + why;
+                rows->push_back(row);
+                continue;
+            }
+        }
+        if (const char* why = run_route(r, p, o, &cf, &cd, nullptr)) {
+            row.status = std::string("forwarded:") + why;
+            rows->push_back(row);
+            continue;
+        }
+        if (fp64) {
+            row.vs_blas = errors_full(cd, p.ref_d, p.absab_d);
+            row.vs_exact = errors_sampled(cd, s.m, p.ex_d);
+        } else {
+            row.vs_blas = errors_full(cf, p.ref_f, p.absab_f);
+            row.vs_exact = errors_sampled(cf, s.m, p.ex_f);
+        }
+        if (timed) {
+            std::vector<double> t, sp, cp, scan;
+            for (int q = 0; q < o.reps; ++q) {
+                kernels::PhaseTimes pt;
+                const double t0 = now_s();
+                run_route(r, p, o, &cf, &cd, &pt);
+                t.push_back(now_s() - t0);
+                sp.push_back(pt.split_pack_s);
+                cp.push_back(pt.compute_s);
+                if (!route_is_baseline(r)) {
+                    const double u0 = now_s();
+                    domain_scan(r, p);
+                    scan.push_back(now_s() - u0);
+                }
+            }
+            row.reps = o.reps;
+            row.time_s = median(t);
+            row.gflops = 2.0 * s.m * s.n * s.k / row.time_s / 1e9;
+            if (r == Route::openblas_sgemm) base_s = row.time_s;
+            if (r == Route::openblas_dgemm) base_d = row.time_s;
+            row.speedup = (fp64 ? base_d : base_s) / row.time_s;
+            if (!route_is_baseline(r)) {
+                row.split_pack_s = median(sp);
+                row.compute_s = median(cp);
+                row.split_pack_bytes = split_pack_bytes(s, fp64);
+                row.split_pack_gbs = row.split_pack_bytes / row.split_pack_s / 1e9;
+                row.scan_s = median(scan);
+                row.scan_frac = row.scan_s / row.time_s;
+            }
+        }
+        rows->push_back(row);
+    }
+}
+
+std::string shape_name(const Shape& s) {
+    char b[64];
+    if (s.square()) std::snprintf(b, sizeof b, "%d", s.n);
+    else std::snprintf(b, sizeof b, "%dx%dx%d", s.m, s.n, s.k);
+    return b;
+}
+
+void write_csv(const std::string& path, const std::vector<Row>& rows, int threads) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "amxblas_bench: cannot write %s\n", path.c_str());
+        std::exit(1);
+    }
+    std::fprintf(f, "m,n,k,route,backend,input,status,time_s,gflops,speedup,eF,escaled,eF_exact,escaled_exact,"
+                    "split_pack_s,compute_s,split_pack_share,split_pack_bytes,split_pack_gbs,domain_scan_s,"
+                    "domain_scan_frac,reps,threads\n");
+    for (const Row& r : rows)
+        std::fprintf(f, "%d,%d,%d,%s,%s,%s,%s,%.6e,%.4f,%.4f,%.3e,%.3e,%.3e,%.3e,%.6e,%.6e,%.4f,%.0f,%.3f,%.6e,%.5f,%d,%d\n",
+                     r.s.m, r.s.n, r.s.k, route_name(r.route), r.backend.c_str(), r.input.c_str(), r.status.c_str(),
+                     r.time_s, r.gflops, r.speedup, r.vs_blas.eF, r.vs_blas.escaled, r.vs_exact.eF,
+                     r.vs_exact.escaled, r.split_pack_s, r.compute_s,
+                     r.split_pack_s / (r.split_pack_s + r.compute_s), r.split_pack_bytes, r.split_pack_gbs, r.scan_s,
+                     r.scan_frac, r.reps, threads);
+    std::fclose(f);
+}
+
+void print_tables(const std::vector<Row>& rows, const Options& o) {
+    std::printf("\n== Performance and accuracy, input uniform, %d threads, backend %s, median of %d ==\n",
+                o.threads, kernels::backend_name(o.backend), o.reps);
+    std::printf("%-9s %-15s %10s %8s %7s %9s %9s %9s %9s %6s %8s %6s\n", "N", "route", "time_ms", "GF/s", "speedup",
+                "eF", "escaled", "eF_exact", "esc_exact", "sp+pk%", "sp+pkGB/s", "scan%");
+    for (const Row& r : rows) {
+        if (r.input != "uniform") continue;
+        if (r.status != "ok") {
+            std::printf("%-9s %-15s %s\n", shape_name(r.s).c_str(), route_name(r.route), r.status.c_str());
+            continue;
+        }
+        std::printf("%-9s %-15s %10.3f %8.2f %7.3f %9.2e %9.2e %9.2e %9.2e %6.1f %8.2f %6.2f\n",
+                    shape_name(r.s).c_str(), route_name(r.route), 1e3 * r.time_s, r.gflops, r.speedup, r.vs_blas.eF,
+                    r.vs_blas.escaled, r.vs_exact.eF, r.vs_exact.escaled,
+                    100 * r.split_pack_s / (r.split_pack_s + r.compute_s), r.split_pack_gbs, 100 * r.scan_frac);
+    }
+    for (InputClass c : kAllInputs) {
+        if (c == InputClass::uniform) continue;
+        std::printf("\n== Accuracy, input %s: %s ==\n", input_name(c), input_description(c));
+        std::printf("%-9s %-15s %9s %9s %9s %9s\n", "N", "route", "eF", "escaled", "eF_exact", "esc_exact");
+        for (const Row& r : rows) {
+            if (r.input != input_name(c)) continue;
+            if (r.status != "ok") {
+                std::printf("%-9s %-15s %s\n", shape_name(r.s).c_str(), route_name(r.route), r.status.c_str());
+                continue;
+            }
+            std::printf("%-9s %-15s %9.2e %9.2e %9.2e %9.2e\n", shape_name(r.s).c_str(), route_name(r.route),
+                        r.vs_blas.eF, r.vs_blas.escaled, r.vs_exact.eF, r.vs_exact.escaled);
+        }
+    }
+}
+
+void verdict(bool pass, const char* what) { std::printf("%s  %s\n", pass ? "PASS" : "MISS", what); }
+
+int run_main(const Options& o) {
+    std::printf("amxblas_bench: OpenBLAS core %s, %d threads (OpenBLAS and emulation), backend %s "
+                "(built %d, runnable on this CPU %d)\n",
+                openblas_get_corename(), o.threads, kernels::backend_name(o.backend),
+                int(kernels::backend_built(o.backend)), int(kernels::backend_runnable_on_cpu(o.backend)));
+    if (o.backend == kernels::Backend::amx && !kernels::amx_emulator_present() &&
+        !kernels::backend_runnable_on_cpu(kernels::Backend::amx)) {
+        std::printf("the amx backend cannot run here; use --amx-counts under the trap harness for counts\n");
+        return 0;
+    }
+    if (o.backend == kernels::Backend::amx)
+        std::printf("note: amx under the trap harness: times are the emulator's, not AMX's; use the counts\n");
+    std::printf("inputs:\n");
+    for (InputClass c : kAllInputs) std::printf("  %-12s %s\n", input_name(c), input_description(c));
+    std::printf("metrics: eF = ||C-Cref||_F/||Cref||_F, escaled = max |C-Cref|_ij/(|A||B|)_ij; Cref = OpenBLAS of\n"
+                "the same precision; *_exact: Cref = exact dot products (__float128) on %d random (i,j)\n",
+                o.sample);
+    std::printf("split+pack bytes = FP input read once ((mk+kn) x 4 or 8 B) + BF16 component buffers written\n"
+                "once (slices x (ru32(m)+ru32(n)) x ru32(k) x 2 B; 3 slices FP32, 6 FP64); GB/s = bytes/split_pack_s\n"
+                "(the FP64 split_pack_s also includes its exponent scan, a second read of the input)\n");
+    std::fflush(stdout);
+    openblas_set_num_threads(o.threads);
+
+    const double mc_all = memcpy_gbs(o.memcpy_bytes, o.threads, o.quick ? 3 : 7);
+    const double mc_one = memcpy_gbs(o.memcpy_bytes, 1, o.quick ? 3 : 7);
+    std::printf("\nmemcpy %zu MiB (read + write counted): %.2f GB/s on %d threads, %.2f GB/s on 1 thread\n",
+                o.memcpy_bytes >> 20, mc_all, o.threads, mc_one);
+    std::fflush(stdout);
+
+    std::vector<Row> rows;
+    for (const Shape& s : o.shapes) {
+        for (InputClass c : kAllInputs) {
+            const Problem p = make_problem(s, c, o.sample);
+            measure_problem(p, c, c == InputClass::uniform, o, &rows);
+        }
+        std::printf("done N = %s\n", shape_name(s).c_str());
+        std::fflush(stdout);
+    }
+    const std::string csv = o.out + "/results.csv";
+    write_csv(csv, rows, o.threads);
+    print_tables(rows, o);
+
+    std::printf("\n== VDPBF16PS peak and the avx512 micro-kernel (in cache, one BK = 256 panel) ==\n");
+    const PeakResult pk = measure_peak_and_microkernel(o.threads, o.peak_seconds);
+    if (pk.ran) {
+        std::printf("unit: VDPBF16PS (zmm) instructions per second; a kernel's rate counts 1024 per 32x32x32 K step\n");
+        std::printf("%-22s %14s %14s\n", "", "1 thread", "all threads");
+        std::printf("%-22s %12.3fG %12.3fG\n", "peak", pk.peak_1t / 1e9, pk.peak_all / 1e9);
+        std::printf("%-22s %12.3fG %12.3fG   (%5.1f%% / %5.1f%% of peak)\n", "fp32_chain", pk.chain_1t / 1e9,
+                    pk.chain_all / 1e9, 100 * pk.chain_1t / pk.peak_1t, 100 * pk.chain_all / pk.peak_all);
+        std::printf("%-22s %12.3fG %12.3fG   (%5.1f%% / %5.1f%% of peak)\n", "product", pk.product_1t / 1e9,
+                    pk.product_all / 1e9, 100 * pk.product_1t / pk.peak_1t, 100 * pk.product_all / pk.peak_all);
+        std::printf("peak in BF16 flops: %.1f GFLOP/s per core (2 x 32 per instruction)\n", pk.peak_1t * 64 / 1e9);
+        if (std::FILE* f = std::fopen((o.out + "/microkernel.csv").c_str(), "w")) {
+            std::fprintf(f, "what,threads,vdpbf16ps_per_s,fraction_of_peak\n");
+            std::fprintf(f, "peak,1,%.4e,1\npeak,%d,%.4e,1\n", pk.peak_1t, o.threads, pk.peak_all);
+            std::fprintf(f, "fp32_chain,1,%.4e,%.4f\nfp32_chain,%d,%.4e,%.4f\n", pk.chain_1t, pk.chain_1t / pk.peak_1t,
+                         o.threads, pk.chain_all, pk.chain_all / pk.peak_all);
+            std::fprintf(f, "product,1,%.4e,%.4f\nproduct,%d,%.4e,%.4f\n", pk.product_1t, pk.product_1t / pk.peak_1t,
+                         o.threads, pk.product_all, pk.product_all / pk.peak_all);
+            std::fclose(f);
+        }
+    } else {
+        std::printf("AVX-512 BF16 not runnable or not built here: skipped\n");
+    }
+
+    std::printf("\n== Interposer overhead on forwarded dgemm_ (direct OpenBLAS vs through libamxblas.so) ==\n");
+    std::string why;
+    const std::vector<ForwardRow> fw =
+        measure_forwarding(o.interposer, {4, 16, 64, 256}, o.forward_pairs, &why);
+    if (fw.empty()) {
+        std::printf("skipped: %s\n", why.c_str());
+    } else {
+        std::printf("%d interleaved batch pairs, medians per call\n", o.forward_pairs);
+        std::printf("%6s %12s %14s %10s %8s\n", "N", "direct_ns", "interposed_ns", "added_ns", "ratio");
+        std::FILE* f = std::fopen((o.out + "/forwarding.csv").c_str(), "w");
+        if (f) std::fprintf(f, "n,direct_ns,interposed_ns,added_ns,ratio\n");
+        for (const ForwardRow& r : fw) {
+            std::printf("%6d %12.1f %14.1f %10.1f %8.4f\n", r.n, r.direct_ns, r.interposed_ns, r.added_ns, r.ratio);
+            if (f) std::fprintf(f, "%d,%.2f,%.2f,%.2f,%.5f\n", r.n, r.direct_ns, r.interposed_ns, r.added_ns, r.ratio);
+        }
+        if (f) std::fclose(f);
+    }
+
+    std::printf("\n== Targets (informative; measured %s) ==\n", o.quick ? "in --quick mode: not meaningful" : "");
+    const Shape* big = nullptr;
+    for (const Shape& s : o.shapes)
+        if (s.square() && (!big || s.n > big->n)) big = &s;
+    for (const Row& r : rows) {
+        if (!big || r.input != "uniform" || r.status != "ok" || route_is_baseline(r.route)) continue;
+        if (r.s.n != big->n || !r.s.square() || (r.route != Route::fp32 && r.route != Route::fp64_6)) continue;
+        char b[200];
+        std::snprintf(b, sizeof b, "split+pack %s N=%d: %.2f GB/s >= half of memcpy (%.2f GB/s)", route_name(r.route),
+                      big->n, r.split_pack_gbs, mc_all / 2);
+        verdict(r.split_pack_gbs >= mc_all / 2, b);
+    }
+    if (pk.ran) {
+        char b[200];
+        std::snprintf(b, sizeof b, "avx512 fp32_chain 1 thread: %.1f%% of VDPBF16PS peak >= 60%%",
+                      100 * pk.chain_1t / pk.peak_1t);
+        verdict(pk.chain_1t >= 0.6 * pk.peak_1t, b);
+        std::snprintf(b, sizeof b, "avx512 product 1 thread: %.1f%% of VDPBF16PS peak >= 60%%",
+                      100 * pk.product_1t / pk.peak_1t);
+        verdict(pk.product_1t >= 0.6 * pk.peak_1t, b);
+    }
+    for (const ForwardRow& r : fw) {
+        char b[200];
+        if (r.n == 64) {
+            std::snprintf(b, sizeof b, "forwarding N=64: %+.2f%% added < 2%%", 100 * (r.ratio - 1));
+            verdict(r.ratio - 1 < 0.02, b);
+        } else if (r.n == 4) {
+            std::snprintf(b, sizeof b, "forwarding N=4: %.0f ns added < 500 ns", r.added_ns);
+            verdict(r.added_ns < 500, b);
+        }
+    }
+    std::printf("\nwrote %s\n", csv.c_str());
+    return 0;
+}
+
+}  // namespace
+}  // namespace amxblas::bench
+
+int main(int argc, char** argv) {
+    using namespace amxblas::bench;
+    const Options o = parse(argc, argv);
+    if (o.amx_counts_n > 0)
+        return run_amx_counts({o.amx_counts_n, o.amx_counts_n, o.amx_counts_n}, o.threads, o.out + "/amx_counts.csv");
+    return run_main(o);
+}

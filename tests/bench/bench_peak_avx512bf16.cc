@@ -1,0 +1,114 @@
+// The VDPBF16PS peak of this core and the avx512 micro-kernel's in-cache rate against it.
+// This file alone is compiled with -mavx512bf16 (tests/bench/CMakeLists.txt); it runs only
+// after the run-time check avx512bf16_runnable().
+//
+// Peak: 16 independent accumulators (more than the latency x throughput product of any core
+// that has the instruction), each updated by _mm512_dpbf16_ps from registers, no memory
+// operands. Unit: VDPBF16PS instructions per second (one zmm instruction = 32 BF16 products).
+// Micro-kernel: the contract of kernels/microkernel.h on one BK = 256 panel held in cache
+// (product: 2 x 16 KiB, fp32_chain: 6 x 16 KiB, both in L2), counted in the same unit:
+// a 32 x 32 x 32 K step of one component product is 32*32*32/32 = 1024 VDPBF16PS-equivalents.
+#include <immintrin.h>
+#include <omp.h>
+
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "kernels/microkernel.h"
+#include "tests/bench/bench.h"
+
+namespace amxblas::bench {
+
+namespace {
+
+constexpr int kAccumulators = 16;
+constexpr double kEquivPerKStep = double(kernels::kTile) * kernels::kTile * kernels::kTile / 32.0;
+
+// Instructions per second of one thread over `iters` x 16 instructions.
+double peak_one_thread(long iters) {
+    __m512 acc[kAccumulators];
+    for (auto& a : acc) a = _mm512_setzero_ps();
+    const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3F803F80);  // BF16 pairs (1, 1)
+    const __m512bh y = (__m512bh)_mm512_set1_epi32(0x0D800D80);  // (2^-100, 2^-100): no overflow
+    const double t0 = now_s();
+    for (long i = 0; i < iters; ++i) {
+#pragma GCC unroll 16
+        for (auto& a : acc) a = _mm512_dpbf16_ps(a, x, y);
+    }
+    const double t = now_s() - t0;
+    float sink = 0;
+    for (auto& a : acc) sink += _mm512_reduce_add_ps(a);
+    __asm__ volatile("" : : "x"(sink));
+    return double(iters) * kAccumulators / t;
+}
+
+// Rate of the micro-kernel entry `chain` (fp32_chain) or product, in VDPBF16PS-equivalents/s.
+double microkernel_one_thread(const kernels::MicroKernels& mk, bool chain, double seconds) {
+    const int ks = kernels::kBlockK / kernels::kTile;
+    const std::size_t panel = std::size_t(ks) * kernels::kStepElems;
+    std::vector<kernels::bf16_t> buf(6 * panel);
+    std::mt19937 rng(7);
+    for (auto& v : buf) v = kernels::bf16_t(0x3F80 | (rng() & 0x7F));  // [1, 2), normal
+    std::vector<float> c(kernels::kStepElems);
+    kernels::Fp32Panels p{};
+    for (int s = 0; s < 3; ++s) {
+        p.a[s] = buf.data() + s * panel;
+        p.b[s] = buf.data() + (3 + s) * panel;
+    }
+    const double per_call = kEquivPerKStep * ks * (chain ? 6 : 1);
+    mk.thread_begin();
+    long calls = 0;
+    const double t0 = now_s();
+    double t = 0;
+    do {
+        for (int q = 0; q < 64; ++q) {
+            if (chain) mk.fp32_chain(ks, p, c.data(), kernels::kTile);
+            else mk.product(ks, p.a[0], p.b[0], c.data(), kernels::kTile);
+        }
+        calls += 64;
+        t = now_s() - t0;
+    } while (t < seconds);
+    mk.thread_end();
+    __asm__ volatile("" : : "r"(c.data()) : "memory");
+    return calls * per_call / t;
+}
+
+// Sum over `threads` threads running f at once.
+template <typename F>
+double all_threads(int threads, F f) {
+    double total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    total += f();
+    return total;
+}
+
+}  // namespace
+
+bool avx512bf16_runnable() { return kernels::backend_runnable_on_cpu(kernels::Backend::avx512); }
+
+PeakResult measure_peak_and_microkernel(int threads, double seconds_per_point) {
+    PeakResult r;
+    if (!avx512bf16_runnable() || !kernels::backend_built(kernels::Backend::avx512)) return r;
+    r.ran = true;
+    // Calibrate the peak loop to the time asked for.
+    long iters = 1 << 16;
+    while (true) {
+        const double t0 = now_s();
+        peak_one_thread(iters);
+        if (now_s() - t0 > seconds_per_point / 4 || iters > (1L << 34)) break;
+        iters *= 2;
+    }
+    iters *= 4;
+    r.peak_1t = peak_one_thread(iters);
+    r.peak_all = all_threads(threads, [&] { return peak_one_thread(iters); });
+    const kernels::MicroKernels mk = kernels::microkernels_for(kernels::Backend::avx512);
+    r.chain_1t = microkernel_one_thread(mk, true, seconds_per_point);
+    r.product_1t = microkernel_one_thread(mk, false, seconds_per_point);
+    r.chain_all = all_threads(threads, [&] { return microkernel_one_thread(mk, true, seconds_per_point); });
+    r.product_all = all_threads(threads, [&] { return microkernel_one_thread(mk, false, seconds_per_point); });
+    return r;
+}
+
+}  // namespace amxblas::bench
