@@ -7,6 +7,7 @@
 #   <prefix>/<libdir>/pkgconfig/amxblas.pc
 #   <prefix>/share/doc/amxblas/README.md
 
+include(GNUInstallDirs)
 set(amxblas_packaging_dir ${CMAKE_CURRENT_LIST_DIR})
 set(amxblas_scripts_dir ${CMAKE_CURRENT_LIST_DIR}/../scripts)
 
