@@ -1,0 +1,166 @@
+// The AMX micro-kernel (kernels/microkernel_amx.cc) run under the harness, through the kernel
+// entry points: the tile traffic the design implies, counted exactly, and the results against
+// the reference backend (FP64 bitwise identical, FP32 within tolerance).
+//
+// Expected traffic, with Mt = ceil(M/32), Nt = ceil(N/32), S = ceil(K/32) K steps of 32 and
+// P = ceil(S/8) BK panels of 256 (the driver pads every dimension to 32):
+//   FP32:        TILELOADD 14 per micro-tile and K step, TDPBF16PS 24; TILEZERO and TILESTORED
+//                4 per micro-tile and BK panel.
+//   FP64 (Np):   TILELOADD and TDPBF16PS 4 Np per micro-tile and K step; TILEZERO and
+//                TILESTORED 4 Np per micro-tile and BK panel.
+//   Per call and OpenMP thread: one LDTILECFG and one TILERELEASE.
+#include "kernels/emulated_gemm.h"
+#include "tests/amxemu/amxemu.h"
+#include "tests/amxemu/test_util.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace kn = amxblas::kernels;
+
+namespace {
+
+struct Shape {
+    int m, n, k;
+};
+const Shape kShapes[] = {{64, 64, 64}, {45, 70, 300}, {33, 31, 513}};
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+struct Traffic {
+    uint64_t loads, dots, zeros, stores;
+};
+
+Traffic expected(const Shape& s, int products_per_step, int loads_per_step, int acc_sets) {
+    const uint64_t tiles = uint64_t(ceil_div(s.m, 32)) * uint64_t(ceil_div(s.n, 32));
+    const uint64_t steps = uint64_t(ceil_div(s.k, 32));
+    const uint64_t panels = uint64_t(ceil_div(int(steps), 8));
+    return {tiles * steps * uint64_t(loads_per_step), tiles * steps * uint64_t(products_per_step),
+            tiles * panels * 4u * uint64_t(acc_sets), tiles * panels * 4u * uint64_t(acc_sets)};
+}
+
+uint64_t g_seed = 0x9e3779b97f4a7c15ull;
+double uniform() {  // [1, 2) with a full 52-bit mantissa, random sign
+    g_seed = g_seed * 6364136223846793005ull + 1442695040888963407ull;
+    const double v = 1.0 + double(g_seed >> 12) * 0x1p-52;
+    return (g_seed >> 11) & 1 ? v : -v;
+}
+
+template <typename T>
+std::vector<T> matrix(int rows, int cols) {
+    std::vector<T> v(size_t(rows) * size_t(cols));
+    for (auto& x : v) x = T(uniform());
+    return v;
+}
+
+template <typename T>
+const char* run(const Shape& s, kn::Backend backend, int products, int threads, std::vector<T>* c) {
+    const auto a = matrix<T>(s.m, s.k);
+    const auto b = matrix<T>(s.k, s.n);
+    c->assign(size_t(s.m) * size_t(s.n), T(0));
+    kn::GemmArgs<T> g{'N', 'N', s.m, s.n, s.k, T(1), a.data(), s.m, b.data(), s.k, T(0), c->data(), s.m};
+    kn::RunOptions opt;
+    opt.backend = backend;
+    opt.fp64_products = products;
+    opt.threads = threads;
+    if constexpr (sizeof(T) == 4) {
+        return kn::emulate_sgemm(g, opt);
+    } else {
+        return kn::emulate_dgemm(g, opt);
+    }
+}
+
+void check_counts(const char* what, const Shape& s, const Traffic& want, int threads) {
+    amxemu_counts c;
+    amxemu_counters(&c);
+    std::printf("# %s %dx%dx%d: tileloadd=%llu tdpbf16ps=%llu tilezero=%llu tilestored=%llu "
+                "ldtilecfg=%llu tilerelease=%llu\n",
+                what, s.m, s.n, s.k, (unsigned long long)c.tileloadd, (unsigned long long)c.tdpbf16ps,
+                (unsigned long long)c.tilezero, (unsigned long long)c.tilestored,
+                (unsigned long long)c.ldtilecfg, (unsigned long long)c.tilerelease);
+    assert_int_equal(c.tileloadd, want.loads);
+    assert_int_equal(c.tdpbf16ps, want.dots);
+    assert_int_equal(c.tilezero, want.zeros);
+    assert_int_equal(c.tilestored, want.stores);
+    assert_int_equal(c.tileloaddt1, 0);
+    assert_int_equal(c.sttilecfg, 0);
+    assert_int_equal(c.ldtilecfg, uint64_t(threads));
+    assert_int_equal(c.tilerelease, uint64_t(threads));
+}
+
+void sgemm_tile_traffic(void** /*state*/) {
+    for (const Shape& s : kShapes) {
+        std::vector<float> c;
+        amxemu_reset_counters();
+        assert_null(run<float>(s, kn::Backend::amx, 21, 1, &c));
+        check_counts("sgemm", s, expected(s, 24, 14, 1), 1);
+    }
+}
+
+void dgemm_tile_traffic(void** /*state*/) {
+    const Shape s = kShapes[1];
+    for (int np : {6, 10, 15, 21}) {
+        std::vector<double> c;
+        amxemu_reset_counters();
+        assert_null(run<double>(s, kn::Backend::amx, np, 1, &c));
+        char what[32];
+        std::snprintf(what, sizeof(what), "dgemm Np=%d", np);
+        check_counts(what, s, expected(s, 4 * np, 4 * np, np), 1);
+    }
+}
+
+void dgemm_bitwise_equal_to_reference(void** /*state*/) {
+    for (const Shape& s : kShapes)
+        for (int np : {6, 21})
+            for (int threads : {1, 2}) {
+                std::vector<double> ref, amx;
+                const uint64_t seed = g_seed;
+                assert_null(run<double>(s, kn::Backend::reference, np, threads, &ref));
+                g_seed = seed;
+                assert_null(run<double>(s, kn::Backend::amx, np, threads, &amx));
+                assert_memory_equal(ref.data(), amx.data(), ref.size() * sizeof(double));
+            }
+}
+
+void sgemm_within_tolerance_of_reference(void** /*state*/) {
+    for (const Shape& s : kShapes) {
+        std::vector<float> ref, amx;
+        const uint64_t seed = g_seed;
+        assert_null(run<float>(s, kn::Backend::reference, 21, 2, &ref));
+        g_seed = seed;
+        assert_null(run<float>(s, kn::Backend::amx, 21, 2, &amx));
+        // |a|, |b| < 2: a dot product is bounded by 4 K; allow a few FP32 ulps of that.
+        const double tol = 8.0 * FLT_EPSILON * 4.0 * s.k;
+        size_t same = 0;
+        for (size_t i = 0; i < ref.size(); ++i) {
+            const double d = std::fabs(double(ref[i]) - double(amx[i]));
+            if (!(d <= tol)) fail_msg("sgemm %dx%dx%d [%zu]: %.9g vs %.9g", s.m, s.n, s.k, i, ref[i], amx[i]);
+            same += amxemu_test::bits(ref[i]) == amxemu_test::bits(amx[i]);
+        }
+        std::printf("# sgemm %dx%dx%d: %zu of %zu bitwise equal to the reference backend\n", s.m, s.n, s.k,
+                    same, ref.size());
+    }
+}
+
+}  // namespace
+
+int main() {
+    if (!kn::backend_built(kn::Backend::amx)) {
+        std::printf("# the AMX micro-kernel is not built: skipped\n");
+        return 77;
+    }
+    if (kn::backend_runnable_on_cpu(kn::Backend::amx)) {
+        std::printf("# this CPU runs AMX natively: nothing traps, the counts do not apply: skipped\n");
+        return 77;
+    }
+    assert_true(kn::amx_emulator_present());
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sgemm_tile_traffic),
+        cmocka_unit_test(dgemm_tile_traffic),
+        cmocka_unit_test(dgemm_bitwise_equal_to_reference),
+        cmocka_unit_test(sgemm_within_tolerance_of_reference),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
