@@ -325,6 +325,15 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, int thread
     std::fclose(f);
 }
 
+// A table cell: "-" where the column does not apply (the baselines have no split/pack and are
+// their own OpenBLAS reference).
+std::string cell(double v, bool not_applicable, const char* format = "%.2e") {
+    if (not_applicable) return "-";
+    char b[32];
+    std::snprintf(b, sizeof b, format, v);
+    return b;
+}
+
 void print_tables(const std::vector<Row>& rows, const Options& o) {
     std::printf("\n== Performance and accuracy, input uniform, %d threads, backend %s, median of %d ==\n",
                 o.threads, kernels::backend_name(o.backend), o.reps);
@@ -336,10 +345,12 @@ void print_tables(const std::vector<Row>& rows, const Options& o) {
             std::printf("%-9s %-15s %s\n", shape_name(r.s).c_str(), route_name(r.route), r.status.c_str());
             continue;
         }
-        std::printf("%-9s %-15s %10.3f %8.2f %7.3f %9.2e %9.2e %9.2e %9.2e %6.1f %8.2f %6.2f\n",
-                    shape_name(r.s).c_str(), route_name(r.route), 1e3 * r.time_s, r.gflops, r.speedup, r.vs_blas.eF,
-                    r.vs_blas.escaled, r.vs_exact.eF, r.vs_exact.escaled,
-                    100 * r.split_pack_s / (r.split_pack_s + r.compute_s), r.split_pack_gbs, 100 * r.scan_frac);
+        const bool base = route_is_baseline(r.route);
+        std::printf("%-9s %-15s %10.3f %8.2f %7.3f %9s %9s %9.2e %9.2e %6s %8s %6s\n", shape_name(r.s).c_str(),
+                    route_name(r.route), 1e3 * r.time_s, r.gflops, r.speedup, cell(r.vs_blas.eF, base).c_str(),
+                    cell(r.vs_blas.escaled, base).c_str(), r.vs_exact.eF, r.vs_exact.escaled,
+                    cell(100 * r.split_pack_s / (r.split_pack_s + r.compute_s), base, "%.1f").c_str(),
+                    cell(r.split_pack_gbs, base, "%.2f").c_str(), cell(100 * r.scan_frac, base, "%.2f").c_str());
     }
     for (InputClass c : kAllInputs) {
         if (c == InputClass::uniform) continue;
@@ -351,8 +362,44 @@ void print_tables(const std::vector<Row>& rows, const Options& o) {
                 std::printf("%-9s %-15s %s\n", shape_name(r.s).c_str(), route_name(r.route), r.status.c_str());
                 continue;
             }
-            std::printf("%-9s %-15s %9.2e %9.2e %9.2e %9.2e\n", shape_name(r.s).c_str(), route_name(r.route),
-                        r.vs_blas.eF, r.vs_blas.escaled, r.vs_exact.eF, r.vs_exact.escaled);
+            const bool base = route_is_baseline(r.route);
+            std::printf("%-9s %-15s %9s %9s %9.2e %9.2e\n", shape_name(r.s).c_str(), route_name(r.route),
+                        cell(r.vs_blas.eF, base).c_str(), cell(r.vs_blas.escaled, base).c_str(), r.vs_exact.eF,
+                        r.vs_exact.escaled);
+        }
+    }
+}
+
+// Table 4 of the paper (/work/shared/paper/TABLE4.md): eF and escaled on uniform [-1, 1] inputs
+// against oneMKL, for the routes fp32, fp64_6, fp64_10, fp64_15, fp64_21 in that order.
+struct PaperRow {
+    int n;
+    double ef[5], escaled[5];
+};
+constexpr PaperRow kTable4[] = {
+    {256, {3.02e-7, 1.49e-8, 3.26e-11, 6.95e-14, 5.71e-16}, {2.25e-7, 5.46e-9, 1.30e-11, 2.49e-14, 3.41e-16}},
+    {512, {3.06e-7, 1.49e-8, 3.25e-11, 6.94e-14, 5.88e-16}, {1.54e-7, 4.41e-9, 9.31e-12, 1.88e-14, 2.96e-16}},
+    {1024, {3.59e-7, 1.49e-8, 3.26e-11, 6.97e-14, 6.96e-16}, {1.22e-7, 3.38e-9, 6.93e-12, 1.40e-14, 2.79e-16}},
+    {2048, {3.72e-7, 1.49e-8, 3.25e-11, 6.95e-14, 7.45e-16}, {9.41e-8, 2.34e-9, 5.10e-12, 1.08e-14, 2.16e-16}},
+    {4096, {3.83e-7, 1.49e-8, 3.25e-11, 6.96e-14, 8.19e-16}, {5.56e-8, 1.73e-9, 3.87e-12, 7.65e-15, 1.67e-16}},
+    {8192, {3.97e-7, 1.49e-8, 3.25e-11, 6.96e-14, 9.41e-16}, {4.16e-8, 1.24e-9, 2.86e-12, 6.15e-15, 1.52e-16}},
+};
+
+void print_table4(const std::vector<Row>& rows) {
+    bool header = false;
+    for (const Row& r : rows) {
+        if (r.input != "uniform" || r.status != "ok" || route_is_baseline(r.route) || !r.s.square()) continue;
+        for (const PaperRow& p : kTable4) {
+            if (p.n != r.s.n) continue;
+            const int q = r.route == Route::fp32 ? 0 : r.route == Route::fp64_6 ? 1 : r.route == Route::fp64_10 ? 2
+                        : r.route == Route::fp64_15 ? 3 : 4;
+            if (!header) {
+                std::printf("\n== Against the paper's Table 4 (uniform; here vs OpenBLAS, paper vs oneMKL) ==\n");
+                std::printf("%-6s %-8s %10s %10s %10s %10s\n", "N", "route", "eF", "eF_paper", "escaled", "esc_paper");
+                header = true;
+            }
+            std::printf("%-6d %-8s %10.2e %10.2e %10.2e %10.2e\n", r.s.n, route_name(r.route), r.vs_blas.eF, p.ef[q],
+                        r.vs_blas.escaled, p.escaled[q]);
         }
     }
 }
@@ -373,7 +420,7 @@ int run_main(const Options& o) {
         std::printf("note: amx under the trap harness: times are the emulator's, not AMX's; use the counts\n");
     std::printf("inputs:\n");
     for (InputClass c : kAllInputs) std::printf("  %-12s %s\n", input_name(c), input_description(c));
-    std::printf("metrics: eF = ||C-Cref||_F/||Cref||_F, escaled = max |C-Cref|_ij/(|A||B|)_ij; Cref = OpenBLAS of\n"
+    std::printf("metrics (baselines: only *_exact applies): eF = ||C-Cref||_F/||Cref||_F, escaled = max |C-Cref|_ij/(|A||B|)_ij; Cref = OpenBLAS of\n"
                 "the same precision; *_exact: Cref = exact dot products (__float128) on %d random (i,j)\n",
                 o.sample);
     std::printf("split+pack bytes = FP input read once ((mk+kn) x 4 or 8 B) + BF16 component buffers written\n"
@@ -400,6 +447,7 @@ int run_main(const Options& o) {
     const std::string csv = o.out + "/results.csv";
     write_csv(csv, rows, o.threads);
     print_tables(rows, o);
+    print_table4(rows);
 
     std::printf("\n== VDPBF16PS peak and the avx512 micro-kernel (in cache, one BK = 256 panel) ==\n");
     const PeakResult pk = measure_peak_and_microkernel(o.threads, o.peak_seconds);
