@@ -45,6 +45,12 @@ struct alignas(64) TileConfig {
 };
 static_assert(sizeof(TileConfig) == 64, "LDTILECFG reads exactly 64 bytes");
 
+// GCC 12's AMX intrinsics under-declare their memory operands: _tile_loadd and _tile_stored
+// claim no memory access, _tile_loadconfig only 8 of its 64 bytes. A compiler barrier before
+// the first load and after the last store of each kernel keeps every buffer write on the
+// right side of the tile instructions, whatever inlining or LTO does around this file.
+inline void compiler_barrier() { asm volatile("" ::: "memory"); }
+
 TileConfig micro_tile_config() {
     TileConfig cfg;
     cfg.palette_id = kPalette1;
@@ -55,6 +61,7 @@ TileConfig micro_tile_config() {
 
 void thread_begin() {
     static const TileConfig cfg = micro_tile_config();
+    compiler_barrier();
     _tile_loadconfig(&cfg);
 }
 
@@ -94,6 +101,7 @@ inline void store_acc(float* c, int ldc) {
 
 // Per K step: 14 TILELOADD, 24 TDPBF16PS; per call 4 TILEZERO + 4 TILESTORED.
 void fp32_chain(int ksteps, const Fp32Panels& p, float* c, int ldc) {
+    compiler_barrier();
     zero_acc();
     for (int s = 0; s < ksteps; ++s) {
         const std::size_t o = std::size_t(s) * kStepElems;
@@ -105,10 +113,12 @@ void fp32_chain(int ksteps, const Fp32Panels& p, float* c, int ldc) {
         load_b(p.b[2] + o); dots();                      // A0B2
     }
     store_acc(c, ldc);
+    compiler_barrier();
 }
 
 // Per K step: 4 TILELOADD, 4 TDPBF16PS; per call 4 TILEZERO + 4 TILESTORED.
 void product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc) {
+    compiler_barrier();
     zero_acc();
     for (int s = 0; s < ksteps; ++s) {
         const std::size_t o = std::size_t(s) * kStepElems;
@@ -117,6 +127,7 @@ void product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc) {
         dots();
     }
     store_acc(c, ldc);
+    compiler_barrier();
 }
 
 }  // namespace
