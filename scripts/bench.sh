@@ -21,8 +21,8 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sizes= shapes= backend=avx512 reps= out=bench-results build="$root/build"
-driver= interposer= amxemu=
+quick=0 sizes='' shapes='' backend=avx512 reps='' out=bench-results build="$root/build"
+driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
@@ -44,7 +44,11 @@ case "$backend" in avx512|reference|amx) ;; *) echo "bench.sh: --backend avx512|
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas
+    cmake --build "$build" -j2 --target amxblas_bench amxblas || {
+        echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
+             "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
+        exit 1
+    }
     cmake --build "$build" -j2 --target amxemu || echo "bench.sh: the trap harness (amxemu) did not build"
     driver=$(find "$build" -name amxblas_bench -type f | head -n 1)
     interposer=$(find "$build" -name libamxblas.so -type f -o -name libamxblas.so -type l | head -n 1)

@@ -491,7 +491,7 @@ int run_main(const Options& o) {
         if (f) std::fclose(f);
     }
 
-    std::printf("\n== Targets (informative; measured %s) ==\n", o.quick ? "in --quick mode: not meaningful" : "");
+    std::printf("\n== Targets (informative, never asserted%s) ==\n", o.quick ? "; --quick: not meaningful" : "");
     const Shape* big = nullptr;
     for (const Shape& s : o.shapes)
         if (s.square() && (!big || s.n > big->n)) big = &s;
