@@ -449,7 +449,7 @@ int run_main(const Options& o) {
     print_tables(rows, o);
     print_table4(rows);
 
-    std::printf("\n== VDPBF16PS peak and the avx512 micro-kernel (in cache, one BK = 256 panel) ==\n");
+    std::printf("\n== VDPBF16PS peak and the avx512 micro-kernel (in cache, one BK = 256 panel; best of 3) ==\n");
     const PeakResult pk = measure_peak_and_microkernel(o.threads, o.peak_seconds);
     if (pk.ran) {
         std::printf("unit: VDPBF16PS (zmm) instructions per second; a kernel's rate counts 1024 per 32x32x32 K step\n");

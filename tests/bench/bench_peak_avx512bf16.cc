@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <vector>
@@ -84,6 +85,14 @@ double all_threads(int threads, F f) {
     return total;
 }
 
+// The best of three: the machine is shared, and a rate can only be lowered by interference.
+template <typename F>
+double best_of_3(F f) {
+    double best = 0;
+    for (int q = 0; q < 3; ++q) best = std::max(best, f());
+    return best;
+}
+
 }  // namespace
 
 bool avx512bf16_runnable() { return kernels::backend_runnable_on_cpu(kernels::Backend::avx512); }
@@ -101,13 +110,15 @@ PeakResult measure_peak_and_microkernel(int threads, double seconds_per_point) {
         iters *= 2;
     }
     iters *= 4;
-    r.peak_1t = peak_one_thread(iters);
-    r.peak_all = all_threads(threads, [&] { return peak_one_thread(iters); });
     const kernels::MicroKernels mk = kernels::microkernels_for(kernels::Backend::avx512);
-    r.chain_1t = microkernel_one_thread(mk, true, seconds_per_point);
-    r.product_1t = microkernel_one_thread(mk, false, seconds_per_point);
-    r.chain_all = all_threads(threads, [&] { return microkernel_one_thread(mk, true, seconds_per_point); });
-    r.product_all = all_threads(threads, [&] { return microkernel_one_thread(mk, false, seconds_per_point); });
+    r.peak_1t = best_of_3([&] { return peak_one_thread(iters); });
+    r.chain_1t = best_of_3([&] { return microkernel_one_thread(mk, true, seconds_per_point); });
+    r.product_1t = best_of_3([&] { return microkernel_one_thread(mk, false, seconds_per_point); });
+    r.peak_all = best_of_3([&] { return all_threads(threads, [&] { return peak_one_thread(iters); }); });
+    r.chain_all = best_of_3(
+        [&] { return all_threads(threads, [&] { return microkernel_one_thread(mk, true, seconds_per_point); }); });
+    r.product_all = best_of_3(
+        [&] { return all_threads(threads, [&] { return microkernel_one_thread(mk, false, seconds_per_point); }); });
     return r;
 }
 
