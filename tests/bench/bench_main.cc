@@ -8,11 +8,11 @@
 // tile-instruction counts read from the trap harness (run it under LD_PRELOAD=libamxemu.so).
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
