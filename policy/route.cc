@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "policy/reasons.h"
+
 namespace amxblas {
 
 const char* route_name(Route r) {
@@ -54,22 +56,22 @@ const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Back
     switch (choice) {
         case BackendChoice::automatic:
             // The emulator is a test harness: it is never chosen unless asked for by name.
-            if (!hw.amx_cpu) return "backend:no-amx";
+            if (!hw.amx_cpu) return reason::backend_no_amx;
             *out = kernels::Backend::amx;
             return nullptr;
         case BackendChoice::amx:
-            if (!hw.amx_cpu && !hw.amx_emulator) return "backend:no-amx";
+            if (!hw.amx_cpu && !hw.amx_emulator) return reason::backend_no_amx;
             *out = kernels::Backend::amx;
             return nullptr;
         case BackendChoice::avx512:
-            if (!hw.avx512_bf16) return "backend:no-avx512-bf16";
+            if (!hw.avx512_bf16) return reason::backend_no_avx512_bf16;
             *out = kernels::Backend::avx512;
             return nullptr;
         case BackendChoice::reference:
             *out = kernels::Backend::reference;
             return nullptr;
     }
-    return "backend:no-amx";
+    return reason::backend_no_amx;
 }
 
 }  // namespace
@@ -103,43 +105,87 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     // user's code expects. K = 0 or ALPHA = 0 leaves C := BETA*C, which the shim does itself.
     if (gemm_invalid_parameter(call.transa, call.transb, call.m, call.n, call.k, call.lda,
                                call.ldb, call.ldc) != 0)
-        return forward("args:invalid");
-    if (call.m == 0 || call.n == 0) return forward("size:empty");
+        return forward(reason::args_invalid);
+    if (call.m == 0 || call.n == 0) return forward(reason::size_empty);
     if (call.k == 0 || call.alpha_is_zero) {
         d.route = Route::beta_scale;
-        d.reason = call.k == 0 ? "size:k-zero" : "alpha:zero";
+        d.reason = call.k == 0 ? reason::size_k_zero : reason::alpha_zero;
         return d;
     }
 
     Route route;
     if (call.precision == Precision::fp32) {
-        if (!settings.fp32) return forward("fp32:disabled");
+        if (!settings.fp32) return forward(reason::fp32_disabled);
         route = Route::amx_fp32;
     } else {
-        if (settings.fp64_products == 0) return forward("fp64:disabled");
         route = fp64_route(settings.fp64_products);
-        if (route == Route::forward) return forward("fp64:disabled");
+        if (route == Route::forward) return forward(reason::fp64_disabled);
     }
+
+    if (settings.shapes == ShapeRule::square && !(call.m == call.n && call.n == call.k))
+        return forward(reason::shape_not_square);
+    if (std::min({call.m, call.n, call.k}) < settings.min_n)
+        return forward(reason::size_below_min_n);
 
     if (const char* why = pick_backend(settings.backend, hw, &d.backend)) return forward(why);
 
-    if (settings.shapes == ShapeRule::square && !(call.m == call.n && call.n == call.k))
-        return forward("shape:not-square");
-    if (std::min({call.m, call.n, call.k}) < settings.min_n) return forward("size:below-min-n");
-
     // Never oversubscribe: inside an OpenMP region the application already uses the cores;
     // calls from several application threads share them.
+    const int cores = std::max(1, hw.cores);
     d.threads = std::max(1, settings.num_threads);
+    auto lower_to = [&d](int limit, const char* note) {
+        if (limit < d.threads) {
+            d.threads = std::max(1, limit);
+            d.threads_note = note;
+        }
+    };
+    lower_to(cores, reason::threads_above_cores);
     if (call.in_parallel_region) {
-        d.threads = 1;
-        d.threads_note = "threads:in-parallel-region";
+        lower_to(1, reason::threads_in_parallel_region);
     } else if (call.concurrent_routed_calls > 0) {
-        d.threads = std::max(1, d.threads / (call.concurrent_routed_calls + 1));
-        d.threads_note = "threads:concurrent-calls";
+        const int free_cores = call.threads_in_use >= 0
+                                   ? cores - call.threads_in_use
+                                   : cores / (call.concurrent_routed_calls + 1);
+        lower_to(std::max(1, free_cores), reason::threads_concurrent_calls);
     }
     d.route = route;
     d.reason = nullptr;
     return d;
+}
+
+namespace {
+
+constexpr ReasonEntry kReasons[] = {
+    {reason::args_invalid, ReasonKind::forward},
+    {reason::size_empty, ReasonKind::forward},
+    {reason::size_k_zero, ReasonKind::beta_scale},
+    {reason::alpha_zero, ReasonKind::beta_scale},
+    {reason::fp32_disabled, ReasonKind::forward},
+    {reason::fp64_disabled, ReasonKind::forward},
+    {reason::shape_not_square, ReasonKind::forward},
+    {reason::size_below_min_n, ReasonKind::forward},
+    {reason::backend_no_amx, ReasonKind::forward},
+    {reason::backend_no_avx512_bf16, ReasonKind::forward},
+    {reason::domain_nonfinite_scalar, ReasonKind::forward},
+    {reason::domain_nonfinite, ReasonKind::forward},
+    {reason::domain_subnormal, ReasonKind::forward},
+    {reason::domain_too_large, ReasonKind::forward},
+    {reason::domain_too_small, ReasonKind::forward},
+    {reason::domain_slice_subnormal, ReasonKind::forward},
+    {reason::domain_overflow_risk, ReasonKind::forward},
+    {reason::domain_underflow_risk, ReasonKind::forward},
+    {reason::memory_workspace_cap, ReasonKind::forward},
+    {reason::memory_alloc_failed, ReasonKind::forward},
+    {reason::threads_above_cores, ReasonKind::note},
+    {reason::threads_in_parallel_region, ReasonKind::note},
+    {reason::threads_concurrent_calls, ReasonKind::note},
+};
+
+}  // namespace
+
+const ReasonEntry* all_reasons(std::size_t* count) {
+    *count = sizeof kReasons / sizeof kReasons[0];
+    return kReasons;
 }
 
 }  // namespace amxblas

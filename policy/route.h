@@ -31,6 +31,9 @@ struct GemmCall {
     bool in_parallel_region = false;
     // Routed calls already running in other application threads.
     int concurrent_routed_calls = 0;
+    // OpenMP threads those calls use in all (the sum of their Decision::threads), or -1 when
+    // the caller does not track it; then each call assumes an equal share of the cores.
+    int threads_in_use = -1;
 };
 
 struct Hardware {
@@ -53,6 +56,20 @@ struct Decision {
 int gemm_invalid_parameter(char transa, char transb, int m, int n, int k, int lda, int ldb,
                            int ldc);
 
+// The checks, in order; the first that fails is the reason (policy/REASONS.md):
+//   args:invalid, size:empty                             the call itself (forwarded: the real
+//                                                        BLAS reports xerbla or returns)
+//   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
+//   fp32:disabled / fp64:disabled                        the user's configuration
+//   shape:not-square, size:below-min-n                   the call against the configuration
+//   backend:no-amx / backend:no-avx512-bf16              the machine
+// Call-dependent reasons come before the machine's, so that on a machine without AMX the log
+// still tells which calls would be routed on one.
+// A routed call gets threads = min(settings.num_threads, hw.cores) (note threads:above-cores
+// when that cut it), 1 inside an OpenMP parallel region (threads:in-parallel-region), and at
+// most the cores the other routed calls leave free (threads:concurrent-calls): the cores
+// minus call.threads_in_use when known, else cores / (concurrent_routed_calls + 1). A note is
+// set only when it lowered the count.
 Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw);
 
 }  // namespace amxblas

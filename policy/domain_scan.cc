@@ -1,0 +1,188 @@
+// The portable scan, the per-process choice of implementation, and the strided walk.
+#include "policy/domain_scan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace amxblas {
+
+namespace {
+
+constexpr std::uint64_t kFp64FracMask = (std::uint64_t{1} << 52) - 1;
+constexpr std::uint64_t kFp64AbsMask = ~(std::uint64_t{1} << 63);
+constexpr std::uint64_t kFp64InfBits = 0x7ff0000000000000u;
+constexpr std::uint32_t kFp32InfBits = 0x7f800000u;
+
+std::uint64_t bits_of(double x) {
+    std::uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+double double_of(std::uint64_t u) {
+    double x;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+float float_of(std::uint32_t u) {
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
+
+template <typename T, typename Run>
+OperandSummary scan_matrix(const T* x, int rows, int cols, int ld, Run run) {
+    detail::ScanAcc acc;
+    if (rows <= 0 || cols <= 0) return acc.finish();
+    if (ld == rows) {
+        run(x, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), &acc);
+    } else {
+        for (int j = 0; j < cols; ++j)
+            run(x + static_cast<std::size_t>(j) * static_cast<std::size_t>(ld),
+                static_cast<std::size_t>(rows), &acc);
+    }
+    return acc.finish();
+}
+
+}  // namespace
+
+int OperandSummary::max_exponent() const {
+    int e;
+    const double f = std::frexp(max_abs, &e);  // max_abs = f * 2^e, f in [0.5, 1)
+    return f == 0.5 ? e - 1 : e;
+}
+
+int OperandSummary::lowbit_exponent() const { return std::ilogb(min_lowbit); }
+
+namespace detail {
+
+void merge_fp32(bool nonfinite, std::uint32_t max_bits, std::uint32_t min_bits, ScanAcc* acc) {
+    acc->nonfinite = acc->nonfinite || nonfinite;
+    acc->max_abs = std::max(acc->max_abs, static_cast<double>(float_of(max_bits)));
+    acc->min_abs = std::min(acc->min_abs, static_cast<double>(float_of(min_bits)));
+}
+
+void merge_fp64(bool nonfinite, std::uint64_t max_bits, std::uint64_t min_bits, ScanAcc* acc) {
+    acc->nonfinite = acc->nonfinite || nonfinite;
+    acc->max_abs = std::max(acc->max_abs, double_of(max_bits));
+    acc->min_abs = std::min(acc->min_abs, double_of(min_bits));
+}
+
+ScanAcc::ScanAcc()
+    : min_abs(std::numeric_limits<double>::infinity()),
+      min_lowbit(std::numeric_limits<double>::infinity()) {}
+
+OperandSummary ScanAcc::finish() const {
+    OperandSummary s;
+    s.nonfinite = nonfinite;
+    s.max_abs = max_abs;
+    s.min_abs = std::isinf(min_abs) ? 0 : min_abs;
+    s.min_lowbit = std::isinf(min_lowbit) ? 0 : min_lowbit;
+    return s;
+}
+
+// Both scans compare |x| as integers: for nonnegative IEEE values the bit patterns order like
+// the values, and integer compares are unaffected by a caller's DAZ/FTZ mode.
+void scan_run_fp32_portable(const float* x, std::size_t n, ScanAcc* acc) {
+    bool nonfinite = false;
+    std::uint32_t mx = 0, mn = kFp32InfBits;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, x + i, sizeof u);
+        u &= 0x7fffffffu;
+        if (u >= kFp32InfBits) {
+            nonfinite = true;
+            continue;
+        }
+        if (u > mx) mx = u;
+        if (u != 0 && u < mn) mn = u;
+    }
+    merge_fp32(nonfinite, mx, mn, acc);
+}
+
+void scan_run_fp64_portable(const double* x, std::size_t n, ScanAcc* acc) {
+    bool nonfinite = false;
+    std::uint64_t mx = 0, mn = kFp64InfBits;
+    double low = acc->min_lowbit;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t u = bits_of(x[i]) & kFp64AbsMask;
+        if (u >= kFp64InfBits) {
+            nonfinite = true;
+            continue;
+        }
+        if (u == 0) continue;
+        if (u > mx) mx = u;
+        if (u < mn) mn = u;
+        // Clearing the lowest set bit of the significand leaves a value in the same binade, so
+        // the difference is exactly that bit's weight. A power of two is its own lowest bit.
+        const double a = double_of(u);
+        const double lb = (u & kFp64FracMask) == 0 ? a : a - double_of(u & (u - 1));
+        if (lb < low) low = lb;
+    }
+    merge_fp64(nonfinite, mx, mn, acc);
+    acc->min_lowbit = low;
+}
+
+#if !AMXBLAS_POLICY_BUILT_AVX512
+void scan_run_fp32_avx512(const float* x, std::size_t n, ScanAcc* acc) {
+    scan_run_fp32_portable(x, n, acc);
+}
+void scan_run_fp64_avx512(const double* x, std::size_t n, ScanAcc* acc) {
+    scan_run_fp64_portable(x, n, acc);
+}
+#endif
+
+}  // namespace detail
+
+bool scan_avx512_available() {
+#if AMXBLAS_POLICY_BUILT_AVX512
+    static const bool ok = __builtin_cpu_supports("avx512f");
+    return ok;
+#else
+    return false;
+#endif
+}
+
+ScanImpl scan_impl() { return scan_avx512_available() ? ScanImpl::avx512 : ScanImpl::portable; }
+
+const char* scan_impl_name(ScanImpl impl) {
+    return impl == ScanImpl::avx512 ? "avx512" : "portable";
+}
+
+OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, int ld) {
+    return scan_matrix(x, rows, cols, ld,
+                       impl == ScanImpl::avx512 && scan_avx512_available()
+                           ? detail::scan_run_fp32_avx512
+                           : detail::scan_run_fp32_portable);
+}
+
+OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, int ld) {
+    return scan_matrix(x, rows, cols, ld,
+                       impl == ScanImpl::avx512 && scan_avx512_available()
+                           ? detail::scan_run_fp64_avx512
+                           : detail::scan_run_fp64_portable);
+}
+
+OperandSummary scan_fp32(const float* x, int rows, int cols, int ld) {
+    return scan_fp32_with(scan_impl(), x, rows, cols, ld);
+}
+
+OperandSummary scan_fp64(const double* x, int rows, int cols, int ld) {
+    return scan_fp64_with(scan_impl(), x, rows, cols, ld);
+}
+
+OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, int ld) {
+    return is_no_trans(trans) ? scan_fp32(x, rows, cols, ld) : scan_fp32(x, cols, rows, ld);
+}
+
+OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, int ld) {
+    return is_no_trans(trans) ? scan_fp64(x, rows, cols, ld) : scan_fp64(x, cols, rows, ld);
+}
+
+}  // namespace amxblas

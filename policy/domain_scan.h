@@ -1,0 +1,72 @@
+// One read-only pass over an operand that summarises what the domain rules need.
+//
+// The set of entries of op(X) is the set of entries of the stored X, so the scan walks the
+// stored (rows x cols, column-major, leading dimension ld) matrix whatever the transpose.
+// Two implementations, portable and AVX-512 (domain_scan_avx512.cc, the only file built with
+// AVX-512 flags); they return identical summaries for every input (only comparisons and exact
+// operations are used, so the order of the reduction does not matter), and scan_fp32/fp64
+// pick one per process from the CPU. The summary is kept in a struct so that the kernels can
+// reuse it (v(0) = max_exponent() is the first Ozaki exponent of the FP64 split).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace amxblas {
+
+struct OperandSummary {
+    bool nonfinite = false;  // some entry is NaN or +-Inf (the fields below skip such entries)
+    double max_abs = 0;      // largest finite |x|; 0 when every entry is zero (or nonfinite)
+    double min_abs = 0;      // smallest finite nonzero |x|; 0 when there is none
+    // FP64 scans only: the smallest 2^L over finite nonzero entries, where 2^L is the weight of
+    // the lowest set bit of x's significand (x is an odd multiple of 2^L). Every residual and
+    // every slice the FP64 split makes of this operand is a multiple of min_lowbit.
+    double min_lowbit = 0;
+
+    bool all_zero() const { return max_abs == 0; }
+    // ceil(log2(max_abs)): v(0) of the Ozaki split. Meaningless when all_zero().
+    int max_exponent() const;
+    // log2(min_lowbit) (exact: min_lowbit is a power of two). Meaningless when all_zero().
+    int lowbit_exponent() const;
+};
+
+// Which implementation scan_* use in this process.
+enum class ScanImpl { portable, avx512 };
+ScanImpl scan_impl();
+const char* scan_impl_name(ScanImpl impl);  // "portable", "avx512"
+// True when the AVX-512 scan was compiled in and the CPU can run it.
+bool scan_avx512_available();
+
+OperandSummary scan_fp32(const float* x, int rows, int cols, int ld);
+OperandSummary scan_fp64(const double* x, int rows, int cols, int ld);
+
+// op(X) of a GEMM operand: rows x cols of op(X) (m x k for A, k x n for B), stored with trans.
+OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, int ld);
+OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, int ld);
+
+// The two implementations by name, for tests and the benchmark.
+OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, int ld);
+OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, int ld);
+
+namespace detail {
+// The running state of a scan: the minima start at +Inf ("none yet"), and finish() turns it
+// into an OperandSummary. Each run function merges one contiguous run of n values into it.
+struct ScanAcc {
+    bool nonfinite = false;
+    double max_abs = 0;
+    double min_abs;
+    double min_lowbit;
+    ScanAcc();
+    OperandSummary finish() const;
+};
+// Merges a run's results, given as the bit patterns of the largest and smallest nonzero |x|
+// (the +Inf pattern when the run had no nonzero finite entry).
+void merge_fp32(bool nonfinite, std::uint32_t max_bits, std::uint32_t min_bits, ScanAcc* acc);
+void merge_fp64(bool nonfinite, std::uint64_t max_bits, std::uint64_t min_bits, ScanAcc* acc);
+void scan_run_fp32_portable(const float* x, std::size_t n, ScanAcc* acc);
+void scan_run_fp64_portable(const double* x, std::size_t n, ScanAcc* acc);
+void scan_run_fp32_avx512(const float* x, std::size_t n, ScanAcc* acc);
+void scan_run_fp64_avx512(const double* x, std::size_t n, ScanAcc* acc);
+}  // namespace detail
+
+}  // namespace amxblas
