@@ -36,6 +36,9 @@ inline constexpr char domain_underflow_risk[] = "domain:underflow-risk";
 // Returned by the kernels (kernels/emulated_gemm.h) after the policy routed the call; listed
 // here so that the table and its test cover them ("domain:slice-subnormal" above is shared:
 // the policy's pre-check and the split's exact check report the same condition).
+inline constexpr char backend_not_built[] = "backend:not-built";
+inline constexpr char backend_not_runnable[] = "backend:not-runnable";
+inline constexpr char domain_slice_overflow[] = "domain:slice-overflow";
 inline constexpr char memory_workspace_cap[] = "memory:workspace-cap";
 inline constexpr char memory_alloc_failed[] = "memory:alloc-failed";
 
