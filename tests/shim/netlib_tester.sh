@@ -1,12 +1,22 @@
 #!/bin/sh
 # Runs one of the netlib Level-3 testers from Debian's libblas-test under LD_PRELOAD and
 # checks that every routine it tests PASSED, and nothing FAILED.
-#   netlib_tester.sh [--require-routed] LIB TESTER INPUT [NAME=VALUE...]
+#   netlib_tester.sh [--require-routed] [--max-ratio R] LIB TESTER INPUT [NAME=VALUE...]
 # --require-routed: also check that some GEMM calls took an emulation route (forced routing).
+# --max-ratio R: accept a "SUSPECT" test ratio up to R (no FAIL, no other failure) instead of
+#   the tester's threshold of 16. For the FP64 emulation: its error is bounded relative to
+#   max|A| * max|B| (the split's exponent is per matrix), not to each (|A||B|)_ij, so the
+#   tester's per-entry ratio exceeds 16 on its mixed-magnitude inputs (see README, Accuracy).
 # Exits 77 (skipped) when the tester is not installed.
 set -u
-require_routed=0
-if [ "$1" = --require-routed ]; then require_routed=1; shift; fi
+require_routed=0 max_ratio=""
+while :; do
+    case $1 in
+        --require-routed) require_routed=1; shift ;;
+        --max-ratio) max_ratio=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
 lib=$1 tester=$2 input=$3
 shift 3
 if [ ! -x "$tester" ] || [ ! -r "$input" ]; then
@@ -22,9 +32,17 @@ rc=$?
 # stdout. Read whichever exists.
 summary=$(sed -n "1s/^'\([^']*\)'.*/\1/p" "$input")
 [ -n "$summary" ] && [ -f "$summary" ] && cat "$summary" >>out.txt
-grep -E 'PASSED|FAIL|ERROR|NOT' out.txt | sed 's/^ *//'
+grep -E 'PASSED|COMPLETED|SUSPECT|FAIL|ERROR|NOT' out.txt | sed 's/^ *//'
 passed=$(grep -c 'PASSED THE' out.txt)
 bad=$(grep -c -E 'FAIL|SUSPECT|\*\*\*' out.txt)
+if [ -n "$max_ratio" ]; then
+    # Lines "******* BUT WITH MAXIMUM TEST RATIO  nnnn.nn - SUSPECT *******" within the bound
+    # are accepted; a ratio too large to print ("********") or any other failure is not.
+    accepted=$(sed -n 's/.*MAXIMUM TEST RATIO *\([0-9.]*\) - SUSPECT.*/\1/p' out.txt |
+               awk -v max="$max_ratio" '$1 != "" && $1 + 0 <= max + 0 {n++} END {print n + 0}')
+    echo "accepted $accepted SUSPECT ratio(s) <= $max_ratio"
+    bad=$((bad - accepted))
+fi
 echo "--- amxblas summary"
 grep 'summary' amxblas.log
 if [ "$rc" -ne 0 ] || [ "$passed" -eq 0 ] || [ "$bad" -ne 0 ]; then
