@@ -15,7 +15,7 @@
 //                                                 runs when the tests/amxemu harness is loaded)
 //   "config:fp64-products"                        fp64_products not 6, 10, 15 or 21
 //   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
-//   "domain:non-finite"                           Inf/NaN in A or B (FP64; the pre-scan's job)
+//   "domain:nonfinite"                            Inf/NaN in A or B (FP64; the pre-scan's job)
 //   "domain:slice-subnormal"                      FP64 split gave a nonzero slice entry below
 //                                                 2^-126 (late check, after the pre-scan)
 //   "domain:slice-overflow"                       FP64 split gave a slice entry above the

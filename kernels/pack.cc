@@ -126,7 +126,7 @@ const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, in
             mx = std::max(mx, m.value);
             nonfinite = nonfinite || m.nonfinite;
         }
-        if (nonfinite) return "domain:non-finite";
+        if (nonfinite) return "domain:nonfinite";
         if (mx == 0) break;  // the residual is zero: this and all later slices are zero
         sc->sigma[r] = ozaki_sigma(mx);
         sc->active = r + 1;

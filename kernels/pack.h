@@ -45,7 +45,7 @@ void pack_a_fp32(const OperandView<float>& a, const PackedOperand& out, const Sp
 void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const SplitKernels& sk, int threads);
 
 // FP64: the matrix-wide scales (Eq. 13) are computed in up to six reduction passes first.
-// Returns nullptr or a forward reason ("domain:non-finite", "domain:slice-subnormal",
+// Returns nullptr or a forward reason ("domain:nonfinite", "domain:slice-subnormal",
 // "domain:slice-overflow"); on failure the buffers hold garbage and must not be used.
 const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc);
 const char* pack_a_fp64(const OperandView<double>& a, const Fp64Scales& sc, const PackedOperand& out,

@@ -20,8 +20,28 @@
 
 namespace amxblas {
 
-// Routed calls running now in any application thread (for the oversubscription rule).
+// Routed calls running now in any application thread, and the OpenMP threads they use: the
+// policy gives a new call only the cores they leave free.
 inline std::atomic<int> g_routed_calls_running{0};
+inline std::atomic<int> g_routed_threads_in_use{0};
+
+// Holds a running call's share of the machine for as long as its emulation runs.
+class RoutedCallShare {
+public:
+    explicit RoutedCallShare(int threads) : threads_(threads) {
+        g_routed_calls_running.fetch_add(1, std::memory_order_relaxed);
+        g_routed_threads_in_use.fetch_add(threads_, std::memory_order_relaxed);
+    }
+    ~RoutedCallShare() {
+        g_routed_threads_in_use.fetch_sub(threads_, std::memory_order_relaxed);
+        g_routed_calls_running.fetch_sub(1, std::memory_order_relaxed);
+    }
+    RoutedCallShare(const RoutedCallShare&) = delete;
+    RoutedCallShare& operator=(const RoutedCallShare&) = delete;
+
+private:
+    int threads_;
+};
 
 template <typename T>
 const char* emulate(const kernels::GemmArgs<T>& args, const kernels::RunOptions& opt) {
@@ -56,6 +76,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
     call.alpha_is_zero = args.alpha == T(0);
     call.in_parallel_region = omp_in_parallel() != 0;
     call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
+    call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
 
     const Decision d = decide(call, s, hardware());
     const char* reason = d.reason;
@@ -64,14 +85,13 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
     } else if (d.route != Route::forward) {
         reason = check_domain(args, route_products(d.route));
         if (!reason) {
-            g_routed_calls_running.fetch_add(1, std::memory_order_relaxed);
+            const RoutedCallShare share(d.threads);
             kernels::RunOptions opt;
             opt.backend = d.backend;
             opt.fp64_products = route_products(d.route);
             opt.threads = d.threads;
             opt.workspace_cap_bytes = s.workspace_cap_bytes;
             reason = emulate(args, opt);
-            g_routed_calls_running.fetch_sub(1, std::memory_order_relaxed);
         }
     }
     const bool forwarded = d.route == Route::forward || (d.route != Route::beta_scale && reason);

@@ -23,9 +23,14 @@ int usable_cores() {
 const Hardware& hardware() {
     static const Hardware hw = [] {
         Hardware h;
-        h.amx_cpu = kernels::backend_runnable_on_cpu(kernels::Backend::amx);
-        h.amx_emulator = kernels::amx_emulator_present();
-        h.avx512_bf16 = kernels::backend_runnable_on_cpu(kernels::Backend::avx512);
+        // A backend counts only when it was built into this library and this CPU runs it.
+        auto usable = [](kernels::Backend b) {
+            return kernels::backend_built(b) && kernels::backend_runnable_on_cpu(b);
+        };
+        h.amx_cpu = usable(kernels::Backend::amx);
+        h.amx_emulator = kernels::backend_built(kernels::Backend::amx) &&
+                         kernels::amx_emulator_present();
+        h.avx512_bf16 = usable(kernels::Backend::avx512);
         h.cores = usable_cores();
         return h;
     }();

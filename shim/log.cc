@@ -77,7 +77,7 @@ double gflops(int m, int n, int k, double seconds) {
 struct SummaryRow {
     Routine routine;
     Route route;
-    const char* reason;  // a static string; compared by pointer
+    const char* reason;  // a static string
     long calls;
     double seconds;
     double flops;
@@ -119,8 +119,12 @@ void add_to_summary(const CallRecord& rec) {
     const double flops = call_flops(rec.m, rec.n, rec.k);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;
+    // Reasons are compared by text: the kernels and the policy each have their literals.
+    auto same_reason = [](const char* a, const char* b) {
+        return a == b || (a && b && std::strcmp(a, b) == 0);
+    };
     while (i < g_row_count && !(g_rows[i].routine == rec.routine && g_rows[i].route == rec.route &&
-                                g_rows[i].reason == rec.reason))
+                                same_reason(g_rows[i].reason, rec.reason)))
         ++i;
     if (i == g_row_count && g_row_count < kMaxSummaryRows)
         g_rows[g_row_count++] = SummaryRow{rec.routine, rec.route, rec.reason, 0, 0, 0};
