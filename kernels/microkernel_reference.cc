@@ -1,13 +1,19 @@
 // Portable scalar micro-kernel: the oracle every fast kernel is checked against.
 //
-// It follows the Intel SDM definition of TDPBF16PS (and of VDPBF16PS per lane):
-//   for each K pair k:  dst += make_fp32(a[2k])   * make_fp32(b[2k])
-//                       dst += make_fp32(a[2k+1]) * make_fp32(b[2k+1])
-// each an FP32 FMA with DAZ = FTZ = 1 and round-to-nearest-even; MXCSR is not consulted.
-// Built with -ffp-contract=off so that the compiler does not fuse or reorder the two steps.
+// It follows the Intel SDM's Operation section of TDPBF16PS: for each output element and each
+// instruction (one K step: 16 BF16 pairs), two FP32 chains start at zero, one over the first
+// BF16 of every pair and one over the second,
+//     even = fma(a[2k],   b[2k],   even)      k = 0..15
+//     odd  = fma(a[2k+1], b[2k+1], odd)
+// and only then is their sum added to the destination: dst = dst + (even + odd). Every step
+// has DAZ = FTZ = 1 and rounds to nearest even; MXCSR is not consulted. (Older manuals and the
+// intrinsics guide show a single chain straight into dst; the two orders round differently.
+// The trap-and-emulate harness in tests/amxemu implements the same SDM text, so FP32 results of
+// this kernel and of the AMX kernel under the harness are bitwise equal.)
+// Built with -ffp-contract=off so that the compiler does not fuse or reorder the steps.
 //
 // A product of two BF16 values has at most 16 significant bits, so it is exact in FP32 unless
-// it leaves the normal range; then `dst + a*b` with one FP32 rounding IS the FMA. Only a
+// it leaves the normal range; then `acc + a*b` with one FP32 rounding IS the FMA. Only a
 // product outside [2^-126, 2^127] needs the real FMA (std::fmaf rounds once, like the
 // hardware); panels whose exponents cannot reach that range never take that path.
 #include <cmath>
@@ -52,10 +58,20 @@ struct ExpRange {
     }
 };
 
-// One dot step with the exact FMA, for products that leave the normal FP32 range.
-inline float step_exact(float acc, float a, float b) { return ftz(std::fmaf(a, b, acc)); }
+// One FMA step with an exact FMA, for products that leave the normal FP32 range. x86 detects
+// tininess after rounding: a result that rounds to exactly 2^-126 from an exact value below
+// 2^-126 - 2^-151 is tiny and flushed. The exact value a*b + acc is exact in double here.
+inline float step_exact(float acc, float a, float b) {
+    const float r = std::fmaf(a, b, acc);
+    const float mag = std::fabs(r);
+    if (mag < kF32MinNormal) return std::copysign(0.0f, r);
+    if (mag == kF32MinNormal && std::fabs(double(a) * double(b) + double(acc)) < 0x1.ffffffp-127)
+        return std::copysign(0.0f, r);
+    return r;
+}
 
-// One 32x32 product of one K step, accumulated into acc (row-major, 32 x 32).
+// One 32x32 product of one K step (four TDPBF16PS on the 16x16 quadrants), into acc
+// (row-major, 32 x 32).
 void tile_step(const bf16_t* a, const bf16_t* b, float* acc) {
     ExpRange ra, rb;
     for (int i = 0; i < kStepElems; ++i) {
@@ -72,22 +88,24 @@ void tile_step(const bf16_t* a, const bf16_t* b, float* acc) {
                 for (int e = 0; e < 2; ++e)
                     bv[e][p][h * 16 + n] = daz(b[h * kHalfElems + p * kTile + n * 2 + e]);
     for (int m = 0; m < kTile; ++m) {
-        float* row = acc + m * kTile;
+        float even[kTile] = {}, odd[kTile] = {};
         for (int p = 0; p < kPairs; ++p) {
             const float a0 = daz(a[m * kTile + 2 * p]);
             const float a1 = daz(a[m * kTile + 2 * p + 1]);
             if (fast) {
                 for (int n = 0; n < kTile; ++n) {
-                    float t = ftz(row[n] + a0 * bv[0][p][n]);
-                    row[n] = ftz(t + a1 * bv[1][p][n]);
+                    even[n] = ftz(even[n] + a0 * bv[0][p][n]);
+                    odd[n] = ftz(odd[n] + a1 * bv[1][p][n]);
                 }
             } else {
                 for (int n = 0; n < kTile; ++n) {
-                    float t = step_exact(row[n], a0, bv[0][p][n]);
-                    row[n] = step_exact(t, a1, bv[1][p][n]);
+                    even[n] = step_exact(even[n], a0, bv[0][p][n]);
+                    odd[n] = step_exact(odd[n], a1, bv[1][p][n]);
                 }
             }
         }
+        float* row = acc + m * kTile;
+        for (int n = 0; n < kTile; ++n) row[n] = ftz(row[n] + ftz(even[n] + odd[n]));
     }
 }
 

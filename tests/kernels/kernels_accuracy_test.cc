@@ -1,14 +1,16 @@
 // Accuracy against OpenBLAS on square uniform random matrices (Eqs. 20-21), next to Table 4.
 //
 // What this implementation can reach is NOT Table 4 for every variant, and the ceilings say so:
-//  - FP32 (Eq. 8, Eq. 19 order, SDM rounding at every dot step): six products rounded into one
-//    FP32 accumulator make about sqrt(6) times the roundings of a plain FP32 dot product, so eF
-//    is about 2x SGEMM's own error, ~2.2x the paper's hardware measurement. Ceiling 3x.
+//  - FP32 (Eq. 8, Eq. 19 order): on the reference and AMX backends, which follow the SDM's
+//    TDPBF16PS order (two chains from zero per instruction, then added to the accumulator),
+//    eF and escaled land within 5% and 11% of Table 4 at N = 256 and 512: ceiling 2x, the
+//    issue's target. VDPBF16PS (avx512) rounds every pair straight into the accumulator: about
+//    2.2x the paper; ceiling 3x for that backend.
 //  - FP64 (Eqs. 13-14, rho = 45, whole-matrix v): a positive x gets Z on a 2^(v-7) grid, a
 //    negative one on 2^(v-8), so each slice carries 7 to 8 bits of the matrix scale and each
 //    extra diagonal buys about 2^-8: measured eF is 5.7x (FP64-6), 11x (-10), 22x (-15) and
 //    11x (-21) Table 4, which needs about 9 bits per slice. Ceilings are 1.5x those ratios,
-//    a regression guard; see the kernels report for the discrepancy with the paper.
+//    a regression guard; see the README (Accuracy) for the discrepancy with the paper.
 // The floor (at least paper / 20, all but FP64-21, which is near DGEMM's rounding level)
 // catches a variant that computes more products than it claims.
 #include "tests/kernels/kernels_accuracy.h"
@@ -16,7 +18,13 @@
 namespace {
 
 // Allowed ratio to Table 4 per variant (FP32, FP64-6, -10, -15, -21); see above.
-constexpr double kCeiling[kt::kVariants] = {3, 9, 17, 33, 17};
+constexpr double kCeiling[kt::kVariants] = {2, 9, 17, 33, 17};
+constexpr double kFp32CeilingVdpbf16ps = 3;
+
+double ceiling(int variant) {
+    if (variant == 0 && kt::g_backend == amxblas::kernels::Backend::avx512) return kFp32CeilingVdpbf16ps;
+    return kCeiling[variant];
+}
 
 void check(int n) {
     kt::Errors e[kt::kVariants];
@@ -26,9 +34,9 @@ void check(int n) {
     for (int v = 0; v < kt::kVariants; ++v) {
         const double got[2] = {e[v].ef, e[v].escaled}, paper[2] = {p->e[v].ef, p->e[v].escaled};
         for (int m = 0; m < 2; ++m) {
-            if (!(got[m] <= kCeiling[v] * paper[m]))
+            if (!(got[m] <= ceiling(v) * paper[m]))
                 fail_msg("N=%d %s %s = %.3e above %gx paper (%.3e)", n, kt::kVariantNames[v], m ? "escaled" : "eF", got[m],
-                         kCeiling[v], paper[m]);
+                         ceiling(v), paper[m]);
             if (v != 4 && !(got[m] >= paper[m] / 20))
                 fail_msg("N=%d %s %s = %.3e far below paper (%.3e)", n, kt::kVariantNames[v], m ? "escaled" : "eF", got[m], paper[m]);
         }

@@ -57,19 +57,22 @@ void test_reference_denormals(void**) {
 
 void test_reference_rounding_order(void**) {
     Tiles t(1);
-    // Row 1, column 0: 1 + 2^-24 is a tie and rounds to 1 (even); the second 2^-24 also
-    // vanishes. Summed first, 2^-24 + 2^-24 + 1 would give 1 + 2^-23: the SDM order matters.
+    // The SDM order: per output, an "even" chain over K = 0, 2, 4, ... and an "odd" chain over
+    // K = 1, 3, 5, ..., each from zero, then dst += even + odd.
+    // Row 1, column 0: even = 1 + 2^-24 (K = 0, 2), a tie that rounds to 1; odd = 2^-24
+    // (K = 1); 1 + 2^-24 is a tie again: c = 1. Summed exactly it would be 1 + 2^-23.
     t.A(1, 0) = bf16_rne(1.0f), t.B(0, 0) = bf16_rne(1.0f);
     t.A(1, 1) = bf16_rne(0x1p-12f), t.B(1, 0) = bf16_rne(0x1p-12f);
     t.A(1, 2) = bf16_rne(0x1p-12f), t.B(2, 0) = bf16_rne(0x1p-12f);
-    // Row 3, column 9: 1 + 2^-23 is exact (odd last bit); + 2^-24 is a tie that rounds up to
-    // the even neighbour 1 + 2^-22.
+    // Row 3, column 9: even = 1 + 2^-24 -> 1 (tie); odd = 2^-23; c = 1 + 2^-23 exactly. One
+    // chain straight into dst (the older manuals' order) would give 1 + 2^-23 + 2^-24, a tie
+    // that rounds up to 1 + 2^-22: this element tells the two orders apart.
     t.A(3, 0) = bf16_rne(1.0f), t.B(0, 9) = bf16_rne(1.0f);
     t.A(3, 1) = bf16_rne(0x1p-12f), t.B(1, 9) = bf16_rne(0x1p-11f);
     t.A(3, 2) = bf16_rne(0x1p-12f), t.B(2, 9) = bf16_rne(0x1p-12f);
     const auto c = run_product(reference_microkernels(), t);
     assert_true(c[1 * kTile + 0] == 1.0f);
-    assert_true(c[3 * kTile + 9] == 1.0f + 0x1p-22f);
+    assert_true(c[3 * kTile + 9] == 1.0f + 0x1p-23f);
 }
 
 void test_reference_chain_order(void**) {
