@@ -1,10 +1,10 @@
 // Every forward reason and threads note the library prints, in one place.
 //
-// The names are the log's reason= and note= fields and the README's table (policy/REASONS.md);
+// The names are the log's reason= and note= fields and the README's reason tables;
 // they are part of the user interface: keep them stable. Each is an inline constexpr array,
-// so every translation unit that names one gets the same address (the shim's summary groups
-// rows by pointer). tests/policy/test_reasons.cc checks that REASONS.md documents exactly the
-// names of all_reasons().
+// so every translation unit that names one gets the same address.
+// tests/policy/test_reasons.cc checks that README.md documents exactly the names of
+// all_reasons().
 #pragma once
 
 #include <cstddef>

@@ -56,7 +56,7 @@ struct Decision {
 int gemm_invalid_parameter(char transa, char transb, int m, int n, int k, int lda, int ldb,
                            int ldc);
 
-// The checks, in order; the first that fails is the reason (policy/REASONS.md):
+// The checks, in order; the first that fails is the reason (README.md, "Reasons"):
 //   args:invalid, size:empty                             the call itself (forwarded: the real
 //                                                        BLAS reports xerbla or returns)
 //   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
