@@ -18,12 +18,14 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <new>
 
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
+#include "policy/domain.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -130,6 +132,14 @@ int fp64_schedule(int products, Fp64Product* out) {
 
 int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
+// The split's slice exponents v(r) = ilogb(sigma_r) - rho, for the policy's exact rule.
+amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
+    amxblas::SliceExponents e;
+    e.active = sc.active;
+    for (int r = 0; r < sc.active; ++r) e.v[r] = std::ilogb(sc.sigma[r]) - kOzakiRho;
+    return e;
+}
+
 const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
@@ -214,6 +224,12 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     const std::size_t per_thread = thread_scratch_bytes<double>();
     if (const char* why = pack_a_fp64(va, sa, pa, sk, threads)) return why;
     if (const char* why = pack_b_fp64(vb, sb, pb, sk, threads)) return why;
+    // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 8r); a residual that
+    // shrinks faster gives finer slices whose products can fall below 2^-126 and be flushed.
+    // Checked after the packs so that a slice that is itself not a normal BF16 keeps its reason.
+    if (const char* why = amxblas::check_fp64_slice_exponents(slice_exponents(sa), slice_exponents(sb),
+                                                              opt.fp64_products, g.k))
+        return why;
     const double t1 = omp_get_wtime();
 
     const MicroKernels mk = microkernels_for(opt.backend);

@@ -20,6 +20,10 @@
 //                                                 2^-126 (late check, after the pre-scan)
 //   "domain:slice-overflow"                       FP64 split gave a slice entry above the
 //                                                 largest finite BF16 (ties at (2-2^-7)*2^127)
+//   "domain:overflow-risk", "domain:underflow-risk"
+//                                                 a retained product of the slices the split
+//                                                 found could overflow, or fall below 2^-126
+//                                                 (policy/domain.h, check_fp64_slice_exponents)
 //   "internal:exception"                          never expected; nothing escapes to C/Fortran
 #pragma once
 

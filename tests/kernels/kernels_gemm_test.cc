@@ -3,6 +3,7 @@
 // and the failure contract (reason returned, C untouched).
 #include <fstream>
 
+#include "policy/domain.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -179,6 +180,26 @@ void test_slice_subnormal_fails_cleanly(void**) {
     assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
 }
 
+// The policy's pre-scan only knows v(0) and the lowest set bit L, and assumes v(r) <= v(0) - 8r.
+// Here A and B have max 0.75 (v(0) = 0) and entries 2^-50 + 2^-100 (L = -100): the residual
+// drops from 2^-8 to 2^-49 and then to 2^-100, so the slices have v = 0, -49, -100. The screen's
+// coarsest granularity, -8(i + j) - 16 >= -56, lets the call through; the exact rule on the
+// split's exponents sees (1, 2): -49 - 100 - 16 = -165 < -126, a product AMX would flush.
+void test_fast_shrinking_residual_underflows(void**) {
+    Problem<double> p = make_problem<double>('N', 'T', 37, 41, 29, 1.0, 0.5, 12);
+    for (auto* x : {&p.a, &p.b})
+        for (std::size_t i = 0; i < x->size(); ++i) (*x)[i] = i % 3 == 0 ? 0.75 : 0x1p-50 + 0x1p-100;
+    assert_null(amxblas::check_dgemm_domain(p.g, 21));
+    const std::vector<double> c0 = p.c;
+    for (int products : {10, 15, 21}) {
+        assert_string_equal(emulate_dgemm(p.g, kt::options(products, 2)), "domain:underflow-risk");
+        assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
+    }
+    // Six products keep i + j <= 2: (0, 2) is 0 - 100 - 16 = -116 and (1, 1) is -114, in range.
+    assert_null(amxblas::check_dgemm_domain(p.g, 6));
+    assert_null(emulate_dgemm(p.g, kt::options(6, 2)));
+}
+
 void test_beta_zero_ignores_nan(void**) {
     Problem<float> s = make_problem<float>('N', 'N', 45, 37, 29, -0.5f, 0.0f, 9);
     std::fill(s.c.begin(), s.c.end(), INFINITY);
@@ -210,6 +231,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_workspace_cap),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_slice_subnormal_fails_cleanly),
+        cmocka_unit_test(test_fast_shrinking_residual_underflows),
         cmocka_unit_test(test_beta_zero_ignores_nan),
         cmocka_unit_test(test_bad_product_count),
     };
