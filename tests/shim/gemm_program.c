@@ -8,12 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*,
-            const float*, const int*, const float*, const int*, const float*, float*,
-            const int*, size_t, size_t);
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
-            const double*, const int*, const double*, const int*, const double*, double*,
-            const int*, size_t, size_t);
+#include "fortran_blas.h"
 
 static int passed, failed;
 

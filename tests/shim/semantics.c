@@ -8,12 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
-            const double*, const int*, const double*, const int*, const double*, double*,
-            const int*, size_t, size_t);
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*,
-            const float*, const int*, const float*, const int*, const float*, float*,
-            const int*, size_t, size_t);
+#include "fortran_blas.h"
 
 static int passed, failed;
 static void check(int ok, const char* what) {
@@ -24,8 +19,8 @@ static void check(int ok, const char* what) {
 #define DEFINE_CASES(T, GEMM, SUFFIX)                                                       \
     static void cases_##SUFFIX(int n) {                                                     \
         const long nn = (long)n * n;                                                        \
-        T* a = malloc(sizeof(T) * nn);                                                      \
-        T* b = malloc(sizeof(T) * nn);                                                      \
+        T* a = calloc(nn, sizeof(T));                                                       \
+        T* b = calloc(nn, sizeof(T));                                                       \
         T* c = malloc(sizeof(T) * nn);                                                      \
         const T one = 1, zero = 0, two = 2;                                                 \
         const int zero_i = 0;                                                               \

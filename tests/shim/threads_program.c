@@ -4,12 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
-            const double*, const int*, const double*, const int*, const double*, double*,
-            const int*, size_t, size_t);
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*,
-            const float*, const int*, const float*, const int*, const float*, float*,
-            const int*, size_t, size_t);
+#include "fortran_blas.h"
 
 enum { kThreads = 4, kCallsPerThread = 10 };
 static int failures;

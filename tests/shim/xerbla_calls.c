@@ -4,12 +4,7 @@
 #include <cblas.h>
 #include <stdio.h>
 
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
-            const double*, const int*, const double*, const int*, const double*, double*,
-            const int*, size_t, size_t);
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*,
-            const float*, const int*, const float*, const int*, const float*, float*,
-            const int*, size_t, size_t);
+#include "fortran_blas.h"
 
 int main(void) {
     double a[16] = {0}, b[16] = {0}, c[16] = {0}, one = 1;
