@@ -55,34 +55,76 @@ std::size_t offset(const PackedOperand& out, int panel, int kstep) {
     return (std::size_t(panel) * out.ksteps + kstep) * kStepElems;
 }
 
+// The block order one thread walks. Blocks that share their source columns (op(A) 'N': the
+// panels of one K step; op(B) 'T': the panels of one K step) are taken one after another, so
+// each strided source column is read front to back instead of in 128-byte pieces a page apart.
+struct BlockOrder {
+    int panels, ksteps;
+    bool panel_inner;
+    void at(int q, int* p, int* s) const {
+        if (panel_inner) *p = q % panels, *s = q / panels;
+        else *p = q / ksteps, *s = q % ksteps;
+    }
+};
+
+template <bool IsA, typename T>
+BlockOrder block_order(const OperandView<T>& x, const PackedOperand& out) {
+    return {out.panels, out.ksteps, (x.trans == 'N') == IsA};
+}
+
+// Gathers block (panel p, K step s) of op(X) into tile: a full block through the split table's
+// gather, an edge block (zero-padded) through the generic loops above.
+template <bool IsA, typename T>
+void gather_block(const OperandView<T>& x, const SplitKernels& sk, int p, int s, T* tile) {
+    const int i0 = p * kTile, l0 = s * kTile;
+    const int outer = IsA ? x.rows : x.cols, kdim = IsA ? x.cols : x.rows;
+    if (i0 + kTile > outer || l0 + kTile > kdim) {
+        if (IsA) gather_a(x, i0, l0, tile);
+        else gather_b(x, l0, i0, tile);
+        return;
+    }
+    // Column-major storage: op(X)(row, col) of 'N' is at x[row + col * ld], of 'T' at
+    // x[col + row * ld]; for A, row = i and col = l; for B, row = l and col = j.
+    const bool n = x.trans == 'N';
+    const std::size_t ld = std::size_t(x.ld);
+    const T* src = IsA ? (n ? x.x + i0 + l0 * ld : x.x + l0 + i0 * ld) : (n ? x.x + l0 + i0 * ld : x.x + i0 + l0 * ld);
+    const BlockSource kind = IsA ? (n ? BlockSource::a_n : BlockSource::a_t) : (n ? BlockSource::b_n : BlockSource::b_t);
+    if constexpr (sizeof(T) == 4) sk.gather_fp32(kind, src, ld, tile);
+    else sk.gather_fp64(kind, src, ld, tile);
+}
+
 template <bool IsA>
 void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
-    for (int p = 0; p < out.panels; ++p)
-        for (int s = 0; s < out.ksteps; ++s) {
-            alignas(64) float tile[kStepElems];
-            if (IsA) gather_a(x, p * kTile, s * kTile, tile);
-            else gather_b(x, s * kTile, p * kTile, tile);
-            const std::size_t o = offset(out, p, s);
-            sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
-        }
+    const BlockOrder order = block_order<IsA>(x, out);
+    const int blocks = out.panels * out.ksteps;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int q = 0; q < blocks; ++q) {
+        int p, s;
+        order.at(q, &p, &s);
+        alignas(64) float tile[kStepElems];
+        gather_block<IsA>(x, sk, p, s, tile);
+        const std::size_t o = offset(out, p, s);
+        sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
+    }
 }
 
 template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads) {
     int worst = 0;
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads) reduction(max : worst)
-    for (int p = 0; p < out.panels; ++p)
-        for (int s = 0; s < out.ksteps; ++s) {
-            alignas(64) double tile[kStepElems];
-            if (IsA) gather_a(x, p * kTile, s * kTile, tile);
-            else gather_b(x, s * kTile, p * kTile, tile);
-            const std::size_t o = offset(out, p, s);
-            bf16_t* const dst[kFp64Slices] = {out.slice[0] + o, out.slice[1] + o, out.slice[2] + o,
-                                              out.slice[3] + o, out.slice[4] + o, out.slice[5] + o};
-            worst = std::max(worst, static_cast<int>(sk.fp64(tile, kStepElems, sc, dst)));
-        }
+    const BlockOrder order = block_order<IsA>(x, out);
+    const int blocks = out.panels * out.ksteps;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst)
+    for (int q = 0; q < blocks; ++q) {
+        int p, s;
+        order.at(q, &p, &s);
+        alignas(64) double tile[kStepElems];
+        gather_block<IsA>(x, sk, p, s, tile);
+        const std::size_t o = offset(out, p, s);
+        bf16_t* const dst[kFp64Slices] = {out.slice[0] + o, out.slice[1] + o, out.slice[2] + o,
+                                          out.slice[3] + o, out.slice[4] + o, out.slice[5] + o};
+        worst = std::max(worst, static_cast<int>(sk.fp64(tile, kStepElems, sc, dst)));
+    }
     switch (static_cast<SliceStatus>(worst)) {
         case SliceStatus::ok: return nullptr;
         case SliceStatus::subnormal: return "domain:slice-subnormal";

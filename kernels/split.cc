@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/cpu_features.h"
+#include "kernels/microkernel.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -66,6 +67,31 @@ SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, 
     return static_cast<SliceStatus>(worst);
 }
 
+// Packed position of op(B)(kk, c) in a B block.
+inline int b_index(int kk, int c) { return (c / 16) * kHalfElems + (kk / 2) * kTile + (c % 16) * 2 + kk % 2; }
+
+template <typename T>
+void gather_portable(BlockSource kind, const T* src, std::size_t ld, T* tile) {
+    for (int o = 0; o < kTile; ++o)      // outer: the contiguous run of src
+        for (int q = 0; q < kTile; ++q) {  // inner: along it
+            const T x = src[q + o * ld];
+            switch (kind) {
+                case BlockSource::a_n: tile[q * kTile + o] = x; break;
+                case BlockSource::a_t: tile[o * kTile + q] = x; break;
+                case BlockSource::b_n: tile[b_index(q, o)] = x; break;
+                case BlockSource::b_t: tile[b_index(o, q)] = x; break;
+            }
+        }
+}
+
+void gather_fp32_portable(BlockSource kind, const float* src, std::size_t ld, float* tile) {
+    gather_portable(kind, src, ld, tile);
+}
+
+void gather_fp64_portable(BlockSource kind, const double* src, std::size_t ld, double* tile) {
+    gather_portable(kind, src, ld, tile);
+}
+
 }  // namespace
 
 double ozaki_sigma(double maxabs) {
@@ -76,7 +102,8 @@ double ozaki_sigma(double maxabs) {
 }
 
 const SplitKernels& split_kernels_portable() {
-    static const SplitKernels k{fp32_portable, fp64_absmax_portable, fp64_portable};
+    static const SplitKernels k{fp32_portable, fp64_absmax_portable, fp64_portable, gather_fp32_portable,
+                                gather_fp64_portable};
     return k;
 }
 

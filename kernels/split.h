@@ -34,6 +34,13 @@ struct AbsMax {
 
 enum class SliceStatus : int { ok = 0, subnormal = 1, overflow = 2 };
 
+// Where a full 32x32 block of op(X) comes from, relative to the packed order (pack.h):
+// a_n: op(A) = A, column-major, element (r, kk) at src[r + kk * ld] (a transpose);
+// a_t: op(A) = A^T, element (r, kk) at src[kk + r * ld] (rows already contiguous);
+// b_n: op(B) = B, element (kk, c) at src[kk + c * ld] (a transpose of K pairs);
+// b_t: op(B) = B^T, element (kk, c) at src[c + kk * ld] (rows interleaved in pairs).
+enum class BlockSource : int { a_n, a_t, b_n, b_t };
+
 struct SplitKernels {
     // Eq. (8): s_r = bf16_rne(x^(r)), x^(r+1) = x^(r) - s_r in FP32, r = 0, 1, 2.
     void (*fp32)(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2);
@@ -41,6 +48,11 @@ struct SplitKernels {
     // Eqs. (13)-(14): writes all six slices (zeros from sc.active on). Reports the worst
     // nonzero slice that is not a normal BF16 value; the slices are then unusable.
     SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]);
+    // The packer's gather of one full block into a 1024-value tile in the packed order (A:
+    // tile[r * 32 + kk]; B: tile[h * 512 + p * 32 + c * 2 + e] for K = 2p + e, column 16h + c).
+    // Pure data movement; the instruction set only decides how it is done.
+    void (*gather_fp32)(BlockSource src_kind, const float* src, std::size_t ld, float* tile);
+    void (*gather_fp64)(BlockSource src_kind, const double* src, std::size_t ld, double* tile);
 };
 
 const SplitKernels& split_kernels_portable();
