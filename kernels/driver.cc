@@ -215,14 +215,14 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     if (np == 0) return "config:fp64-products";
     const int threads = clamp_threads(opt.threads);
 
-    // The scales need no workspace; an input outside the domain fails before any allocation.
+    // The first scales need no workspace: nonfinite input fails before any allocation.
     const double t0 = omp_get_wtime();
     const SplitKernels& sk = split_kernels();
     const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
     const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
     Fp64Scales sa, sb;
-    if (const char* why = fp64_scales(va, sk, threads, &sa)) return why;
-    if (const char* why = fp64_scales(vb, sk, threads, &sb)) return why;
+    if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
+    if (const char* why = fp64_first_scale(vb, sk, threads, &sb)) return why;
 
     Workspace ws;
     if (const char* why = allocate(dgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
@@ -230,8 +230,8 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp64Slices, &pa, &pb);
     const std::size_t per_thread = thread_scratch_bytes<double>();
-    if (const char* why = pack_a_fp64(va, sa, pa, sk, threads)) return why;
-    if (const char* why = pack_b_fp64(vb, sb, pb, sk, threads)) return why;
+    if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
+    if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
     // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 8r); a residual that
     // shrinks faster gives finer slices whose products can fall below 2^-126 and be flushed.
     // Checked after the packs so that a slice that is itself not a normal BF16 keeps its reason.

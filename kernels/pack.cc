@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace amxblas::kernels {
 namespace {
@@ -108,13 +109,15 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
     }
 }
 
+// resid_max: nullptr, or where to gather max |X^(t)| per slice (fp64_tracked).
 template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const PackedOperand& out,
-                      const SplitKernels& sk, int threads) {
+                      const SplitKernels& sk, int threads, double* resid_max = nullptr) {
     int worst = 0;
     const BlockOrder order = block_order<IsA>(x, out);
     const int blocks = out.panels * out.ksteps;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst)
+    double mx[kFp64Slices] = {};
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst) reduction(max : mx[:kFp64Slices])
     for (int q = 0; q < blocks; ++q) {
         int p, s;
         order.at(q, &p, &s);
@@ -123,8 +126,10 @@ const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const 
         const std::size_t o = offset(out, p, s);
         bf16_t* const dst[kFp64Slices] = {out.slice[0] + o, out.slice[1] + o, out.slice[2] + o,
                                           out.slice[3] + o, out.slice[4] + o, out.slice[5] + o};
-        worst = std::max(worst, static_cast<int>(sk.fp64(tile, kStepElems, sc, dst)));
+        const SliceStatus st = resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mx) : sk.fp64(tile, kStepElems, sc, dst);
+        worst = std::max(worst, static_cast<int>(st));
     }
+    if (resid_max) std::copy(mx, mx + kFp64Slices, resid_max);
     switch (static_cast<SliceStatus>(worst)) {
         case SliceStatus::ok: return nullptr;
         case SliceStatus::subnormal: return "domain:slice-subnormal";
@@ -153,13 +158,16 @@ const char* pack_b_fp64(const OperandView<double>& b, const Fp64Scales& sc, cons
     return pack_fp64<false>(b, sc, out, sk, threads);
 }
 
-const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
+namespace {
+
+// The reduction passes r = sc->active .. last - 1 (each needs the scales before it), stopping
+// at a zero residual.
+const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, int threads, int last, Fp64Scales* sc) {
     // The max is over op(X) as a whole, so the stored columns can be scanned as they lie.
     const bool by_cols = x.trans == 'N';
     const int len = by_cols ? x.rows : x.cols;    // contiguous run
     const int runs = by_cols ? x.cols : x.rows;
-    *sc = Fp64Scales{};
-    for (int r = 0; r < kFp64Slices; ++r) {
+    for (int r = sc->active; r < last; ++r) {
         double mx = 0;
         bool nonfinite = false;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(max : mx) reduction(|| : nonfinite)
@@ -174,6 +182,67 @@ const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, in
         sc->active = r + 1;
     }
     return nullptr;
+}
+
+// The scales after the first, speculatively: v(t) = v(t-1) - 8 is what a residual that keeps
+// about 8 bits per slice gives (fact (b) of policy/domain.h is the bound; dense data meets it).
+// One tracked pack with those scales measures max |X^(t)| under them; scale t is confirmed when
+// ozaki_sigma() of that max is the guess (then max |X^(t+1)| was measured under the true
+// scales too), and a zero max ends the chain. Every confirmed pack is the pack the exact scales
+// give, bit for bit: same arithmetic, and slices past the chain are zero residuals, which split
+// to +0 without a flag under any finite scale. Otherwise the scales found are kept, the
+// remaining ones come from the sequential passes, and the operand is packed again.
+template <bool IsA>
+const char* pack_fp64_scaled(const OperandView<double>& x, Fp64Scales* sc, const PackedOperand& out,
+                             const SplitKernels& sk, int threads) {
+    if (sc->active == 1) {
+        Fp64Scales guess = *sc;
+        bool usable = true;
+        for (int t = 1; t < kFp64Slices; ++t) {
+            guess.sigma[t] = guess.sigma[t - 1] * 0x1p-8;
+            usable = usable && std::isnormal(guess.sigma[t]) && std::isnormal(guess.sigma[0]);
+        }
+        guess.active = kFp64Slices;
+        if (usable) {
+            double mx[kFp64Slices];
+            const char* why = pack_fp64<IsA>(x, guess, out, sk, threads, mx);
+            int t = 1;
+            while (t < kFp64Slices && mx[t] != 0 && ozaki_sigma(mx[t]) == guess.sigma[t]) ++t;
+            if (t == kFp64Slices || mx[t] == 0) {
+                for (int r = 1; r < t; ++r) sc->sigma[r] = guess.sigma[r];
+                sc->active = t;
+                return why;
+            }
+            for (int r = 1; r < t; ++r) sc->sigma[r] = guess.sigma[r];
+            sc->sigma[t] = ozaki_sigma(mx[t]);  // measured under confirmed scales: exact
+            sc->active = t + 1;
+        }
+    }
+    if (sc->active > 0)
+        if (const char* why = scale_passes(x, sk, threads, kFp64Slices, sc)) return why;
+    return pack_fp64<IsA>(x, *sc, out, sk, threads);
+}
+
+}  // namespace
+
+const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
+    *sc = Fp64Scales{};
+    return scale_passes(x, sk, threads, kFp64Slices, sc);
+}
+
+const char* fp64_first_scale(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
+    *sc = Fp64Scales{};
+    return scale_passes(x, sk, threads, 1, sc);
+}
+
+const char* split_pack_a_fp64(const OperandView<double>& a, Fp64Scales* sc, const PackedOperand& out,
+                              const SplitKernels& sk, int threads) {
+    return pack_fp64_scaled<true>(a, sc, out, sk, threads);
+}
+
+const char* split_pack_b_fp64(const OperandView<double>& b, Fp64Scales* sc, const PackedOperand& out,
+                              const SplitKernels& sk, int threads) {
+    return pack_fp64_scaled<false>(b, sc, out, sk, threads);
 }
 
 }  // namespace amxblas::kernels

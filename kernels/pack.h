@@ -53,4 +53,14 @@ const char* pack_a_fp64(const OperandView<double>& a, const Fp64Scales& sc, cons
 const char* pack_b_fp64(const OperandView<double>& b, const Fp64Scales& sc, const PackedOperand& out,
                         const SplitKernels& sk, int threads);
 
+// The same scales and packs with fewer passes over op(X): fp64_first_scale() finds sc[0] (and
+// nonfinite input, "domain:nonfinite") with one read; split_pack_*_fp64() then finds the other
+// scales and packs, usually in one more read (pack.cc), leaving in *sc what fp64_scales() gives
+// and in the buffers what pack_*_fp64() writes with it. Same failure reasons.
+const char* fp64_first_scale(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc);
+const char* split_pack_a_fp64(const OperandView<double>& a, Fp64Scales* sc, const PackedOperand& out,
+                              const SplitKernels& sk, int threads);
+const char* split_pack_b_fp64(const OperandView<double>& b, Fp64Scales* sc, const PackedOperand& out,
+                              const SplitKernels& sk, int threads);
+
 }  // namespace amxblas::kernels

@@ -47,7 +47,9 @@ AbsMax fp64_absmax_portable(const double* x, std::size_t n, const Fp64Scales& sc
     return out;
 }
 
-SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+template <bool Track>
+SliceStatus fp64_split_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
+                                double* resid_max) {
     int worst = 0;
     for (std::size_t i = 0; i < n; ++i) {
         double v = x[i];
@@ -56,6 +58,7 @@ SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, 
                 s[t][i] = 0;
                 continue;
             }
+            if (Track && std::fabs(v) > resid_max[t]) resid_max[t] = std::fabs(v);
             const double z = ozaki_chunk(v, sc.sigma[t]);
             const double az = std::fabs(z);
             if (az != 0 && az < kBf16MinNormal && worst < 1) worst = 1;
@@ -65,6 +68,15 @@ SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, 
         }
     }
     return static_cast<SliceStatus>(worst);
+}
+
+SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+    return fp64_split_portable<false>(x, n, sc, s, nullptr);
+}
+
+SliceStatus fp64_tracked_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
+                                  double resid_max[6]) {
+    return fp64_split_portable<true>(x, n, sc, s, resid_max);
 }
 
 // Packed position of op(B)(kk, c) in a B block.
@@ -102,8 +114,8 @@ double ozaki_sigma(double maxabs) {
 }
 
 const SplitKernels& split_kernels_portable() {
-    static const SplitKernels k{fp32_portable, fp64_absmax_portable, fp64_portable, gather_fp32_portable,
-                                gather_fp64_portable};
+    static const SplitKernels k{fp32_portable,        fp64_absmax_portable, fp64_portable, fp64_tracked_portable,
+                                gather_fp32_portable, gather_fp64_portable};
     return k;
 }
 

@@ -48,6 +48,11 @@ struct SplitKernels {
     // Eqs. (13)-(14): writes all six slices (zeros from sc.active on). Reports the worst
     // nonzero slice that is not a normal BF16 value; the slices are then unusable.
     SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]);
+    // fp64, and also resid_max[t] := max(resid_max[t], max |x^(t)|) for t < sc.active: what
+    // fp64_absmax(x, n, sc, t) computes, taken from the same residual chain (the packer
+    // speculates on the scales and checks them with these; pack.cc).
+    SliceStatus (*fp64_tracked)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
+                                double resid_max[6]);
     // The packer's gather of one full block into a 1024-value tile in the packed order (A:
     // tile[r * 32 + kk]; B: tile[h * 512 + p * 32 + c * 2 + e] for K = 2p + e, column 16h + c).
     // Pure data movement; the instruction set only decides how it is done.

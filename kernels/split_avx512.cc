@@ -73,11 +73,15 @@ AbsMax fp64_absmax_avx512(const double* x, std::size_t n, const Fp64Scales& sc, 
     return out;
 }
 
-SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+template <bool Track>
+SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
+                              double* resid_max) {
     const __m512d tiny = _mm512_set1_pd(kBf16MinNormal);
     const __m512d huge = _mm512_set1_pd(kBf16MaxFinite);
     const __m512d zero = _mm512_setzero_pd();
     __mmask8 subnormal = 0, overflow = 0;
+    __m512d mx[kFp64Slices];
+    for (auto& m : mx) m = zero;
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512d v0 = _mm512_loadu_pd(x + i), v1 = _mm512_loadu_pd(x + i + 8);
@@ -86,6 +90,7 @@ SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), _mm256_setzero_si256());
                 continue;
             }
+            if (Track) mx[t] = _mm512_max_pd(mx[t], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
             const __m512d sigma = _mm512_set1_pd(sc.sigma[t]);
             const __m512d z0 = ozaki_chunk8(v0, sigma), z1 = ozaki_chunk8(v1, sigma);
             const __m512d a0 = _mm512_abs_pd(z0), a1 = _mm512_abs_pd(z1);
@@ -100,12 +105,28 @@ SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf
         }
     }
     int worst = overflow ? 2 : (subnormal ? 1 : 0);
+    if (Track)
+        for (int t = 0; t < sc.active && t < kFp64Slices; ++t) {
+            const double m = _mm512_reduce_max_pd(mx[t]);
+            if (m > resid_max[t]) resid_max[t] = m;
+        }
     if (i < n) {
         bf16_t* const tail[6] = {s[0] + i, s[1] + i, s[2] + i, s[3] + i, s[4] + i, s[5] + i};
-        const int w = static_cast<int>(split_kernels_portable().fp64(x + i, n - i, sc, tail));
+        const SplitKernels& p = split_kernels_portable();
+        const int w = static_cast<int>(Track ? p.fp64_tracked(x + i, n - i, sc, tail, resid_max)
+                                             : p.fp64(x + i, n - i, sc, tail));
         worst = w > worst ? w : worst;
     }
     return static_cast<SliceStatus>(worst);
+}
+
+SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+    return fp64_split_avx512<false>(x, n, sc, s, nullptr);
+}
+
+SliceStatus fp64_tracked_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
+                                double resid_max[6]) {
+    return fp64_split_avx512<true>(x, n, sc, s, resid_max);
 }
 
 // --- Gathers (pack.h's block layouts) with in-register transposes. -----------------------
@@ -260,7 +281,8 @@ void gather_fp64_avx512(BlockSource kind, const double* src, std::size_t ld, dou
 }  // namespace
 
 const SplitKernels& split_kernels_avx512() {
-    static const SplitKernels k{fp32_avx512, fp64_absmax_avx512, fp64_avx512, gather_fp32_avx512, gather_fp64_avx512};
+    static const SplitKernels k{fp32_avx512,        fp64_absmax_avx512, fp64_avx512, fp64_tracked_avx512,
+                                gather_fp32_avx512, gather_fp64_avx512};
     return k;
 }
 

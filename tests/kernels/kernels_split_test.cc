@@ -233,6 +233,69 @@ void test_avx512_pack_bitwise(void**) {
                 }
 }
 
+// split_pack_*_fp64 (speculative scales, checked) against fp64_scales + pack_*_fp64: the same
+// scales, buffers and reason, whichever way the speculation goes: dense data (confirmed),
+// short values (the chain ends early), a residual that shrinks faster than 8 bits a slice
+// (refuted, then the sequential passes), zeros, and a slice below 2^-126.
+void check_fused_fp64(const std::vector<double>& x, int rows, int cols, char trans, bool is_a,
+                      const SplitKernels& sk) {
+    const int stored_rows = trans == 'N' ? rows : cols;
+    const OperandView<double> v{trans, rows, cols, x.data(), stored_rows};
+    const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
+    const std::size_t elems = packed_slice_elems(outer, k);
+    std::vector<bf16_t> buf[2];
+    Fp64Scales sc[2];
+    const char* why[2] = {nullptr, nullptr};
+    for (int t = 0; t < 2; ++t) {
+        buf[t].assign(elems * kFp64Slices, 0xFFFF);
+        PackedOperand out;
+        out.slices = kFp64Slices;
+        out.panels = round_up_tile(outer) / kTile;
+        out.ksteps = round_up_tile(k) / kTile;
+        for (int s = 0; s < kFp64Slices; ++s) out.slice[s] = buf[t].data() + s * elems;
+        if (t == 0) {
+            assert_null(fp64_scales(v, sk, 2, &sc[t]));
+            why[t] = (is_a ? pack_a_fp64 : pack_b_fp64)(v, sc[t], out, sk, 2);
+        } else {
+            assert_null(fp64_first_scale(v, sk, 2, &sc[t]));
+            why[t] = (is_a ? split_pack_a_fp64 : split_pack_b_fp64)(v, &sc[t], out, sk, 2);
+        }
+    }
+    assert_int_equal(sc[0].active, sc[1].active);
+    assert_memory_equal(sc[0].sigma, sc[1].sigma, sizeof sc[0].sigma);
+    assert_true(why[0] == why[1] || (why[0] && why[1] && std::strcmp(why[0], why[1]) == 0));
+    if (!why[0]) assert_memory_equal(buf[0].data(), buf[1].data(), buf[0].size() * sizeof(bf16_t));
+}
+
+void test_fp64_fused_pack_matches(void**) {
+    const int rows = 70, cols = 45;
+    kt::Rng r(17);
+    std::vector<std::vector<double>> inputs;
+    std::vector<double> x(std::size_t(rows) * cols);
+    for (auto& e : x) e = r.uniform();
+    inputs.push_back(x);
+    for (auto& e : x) e = std::ldexp(r.uniform(), int(r.uniform() * 30));
+    inputs.push_back(x);
+    for (auto& e : x) e = double(float(r.uniform()));  // 24 bits: the chain ends at 3 or 4
+    inputs.push_back(x);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 3 == 0 ? 0.75 : 0x1p-50 + 0x1p-100;
+    inputs.push_back(x);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 7 == 0 ? -1.0 : 0x1p-12 * double(i % 5);
+    inputs.push_back(x);
+    inputs.push_back(std::vector<double>(x.size(), 0.0));
+    for (auto& e : x) e = 0;
+    x[3] = 0x1p-100 + 0x1p-140;
+    inputs.push_back(x);
+    std::vector<const SplitKernels*> tables = {&split_kernels_portable()};
+    if (cpu_has_avx512_split()) tables.push_back(&split_kernels_avx512());
+    for (const SplitKernels* sk : tables)
+        for (const auto& in : inputs)
+            for (char trans : {'N', 'T'})
+                for (bool is_a : {true, false}) {
+                    check_fused_fp64(in, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, trans, is_a, *sk);
+                }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,6 +309,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_fp64_split_subnormal_slice_reported),
         cmocka_unit_test(test_avx512_split_bitwise),
         cmocka_unit_test(test_avx512_pack_bitwise),
+        cmocka_unit_test(test_fp64_fused_pack_matches),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
