@@ -27,9 +27,12 @@ void fp32_portable(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t
     }
 }
 
-// Z = fl64(fl64(x + sigma) - sigma): rounds x to a multiple of 2^(v-8), |Z| <= 2^v. Such a Z
-// has at most 8 significant bits, so when it is a normal BF16 magnitude the conversion below is
-// exact and the residual update x - Z is exact too (paper, after Eq. 14).
+// Z = fl64(fl64(x + sigma) - sigma) with sigma = 0.75 * 2^(v+45) = 1.5 * 2^(v+44) and |x| <= 2^v:
+// x + sigma stays inside [2^(v+44), 2^(v+45)), where the FP64 spacing is 2^(v-8) for either sign
+// of x, so Z is x rounded to nearest (ties to even) on a 2^(v-8) grid: |Z| <= 2^v, Z(-x) = -Z(x),
+// and |x - Z| <= 2^(v-9). Such a Z has at most 8 significant bits, so when it is a normal BF16
+// magnitude the conversion below is exact and the residual update x - Z is exact too (paper,
+// after Eq. 14), and each slice takes 9 bits of the matrix scale (8 + the residual's sign).
 inline double ozaki_chunk(double x, double sigma) {
     const double t = x + sigma;
     return t - sigma;
@@ -110,7 +113,7 @@ double ozaki_sigma(double maxabs) {
     int e;
     const double f = std::frexp(maxabs, &e);  // maxabs = f * 2^e, f in [0.5, 1)
     const int v = (f == 0.5) ? e - 1 : e;     // ceil(log2(maxabs)), exact for powers of two
-    return std::ldexp(1.0, v + kOzakiRho);
+    return std::ldexp(0.75, v + kOzakiRho);  // Ozaki's 0.75 factor: one binade for both signs
 }
 
 const SplitKernels& split_kernels_portable() {

@@ -7,6 +7,7 @@
 // picks one per process from the CPU.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 #include "kernels/bf16.h"
@@ -17,9 +18,13 @@ constexpr int kFp32Slices = 3;
 constexpr int kFp64Slices = 6;
 constexpr int kOzakiRho = 53 - 8;  // rho = 45: significand gap between FP64 and BF16
 
-// The per-slice Ozaki shifts of one matrix: sigma[r] = 2^(v(r) + rho) with
+// The per-slice Ozaki shifts of one matrix: sigma[r] = 0.75 * 2^(v(r) + rho) with
 // v(r) = ceil(log2(max |A^(r)|)) over the whole matrix; slices r >= active are zero because
-// the residual A^(active) is zero everywhere.
+// the residual A^(active) is zero everywhere. The 0.75 (Ozaki's original extraction constant)
+// keeps x + sigma in one binade for |x| <= 2^v whatever the sign of x, so every entry of slice r
+// is on the 2^(v(r)-8) grid and v(r+1) <= v(r) - 9. With sigma = 2^(v+rho) instead, a
+// positive x lands on 2^(v-7) and each slice keeps only 8 bits: about 2^-8 per diagonal, 5.7x-22x
+// off Table 4, which this matches (tests/kernels/kernels_accuracy_test.cc).
 struct Fp64Scales {
     int active = 0;
     double sigma[kFp64Slices] = {};
@@ -67,7 +72,9 @@ const SplitKernels& split_kernels_avx512();
 // The one the library uses: AVX-512 when the CPU and OS can run it, else portable.
 const SplitKernels& split_kernels();
 
-// v(r) -> sigma for the next slice; maxabs > 0 and finite.
+// max|A^(r)| -> sigma[r] = 0.75 * 2^(v(r) + rho); maxabs > 0 and finite.
 double ozaki_sigma(double maxabs);
+// v(r) back from sigma[r] > 0.
+inline int ozaki_v(double sigma) { return std::ilogb(sigma) - (kOzakiRho - 1); }  // 1.5 * 2^(v+rho-1)
 
 }  // namespace amxblas::kernels

@@ -33,8 +33,8 @@ Problem<T> make_problem(char ta, char tb, int m, int n, int k, T alpha, T beta, 
 // operand; omitted products and FP32 accumulation add O(K) units of 2^-24 of |A||B| (the
 // OpenBLAS reference has the same order of error). FP64 with d diagonals: slices are scaled to
 // the matrix maximum, so the omitted tail is bounded by K max|A| max|B| times about
-// 24 * 2^-8d (six products per diagonal, each slice <= 2^(v - 8i) < 2^(1 - 8i) max), and the
-// six-slice residuals by 2^-47 max (kernels_split_test.cc); plus FP64 rounding of the sums.
+// 24 * 2^-9d (six products per diagonal, each slice <= 2^(v - 9i) < 2^(1 - 9i) max), and the
+// six-slice residuals by 2^-53 max (kernels_split_test.cc); plus FP64 rounding of the sums.
 template <typename T>
 double tolerance(const Problem<T>& p, const std::vector<double>& ab, std::size_t idx, const T c0, int products,
                  double maxa, double maxb) {
@@ -44,7 +44,7 @@ double tolerance(const Problem<T>& p, const std::vector<double>& ab, std::size_t
         return 0x1p-23 * (k + 8) * (alpha * ab[idx] + beta_c);
     } else {
         const int d = products == 6 ? 3 : products == 10 ? 4 : products == 15 ? 5 : 6;
-        const double tail = std::ldexp(32.0, -8 * d) + 0x1p-44;
+        const double tail = std::ldexp(32.0, -9 * d) + 0x1p-50;
         return alpha * k * maxa * maxb * tail + 0x1p-50 * (k + 4) * (alpha * ab[idx] + beta_c);
     }
 }

@@ -60,11 +60,11 @@ void test_fp32_split_reconstructs(void**) {
     assert_int_equal(s0[base + 3] & 0x8000, 0x8000);
 }
 
-// The FP64 residual bound. With v = ceil(log2 max|A^(r)|) and sigma = 2^(v+45), fl(x + sigma)
-// lies in [2^(v+45) - 2^v, 2^(v+45) + 2^v], where the FP64 spacing is 2^(v-8) below 2^(v+45)
-// and 2^(v-7) above, so Z is x rounded to a multiple of at least 2^(v-8): |A^(r+1)| <= 2^(v-8)
-// entrywise, hence v(r+1) <= v(r) - 8, and after six slices
-//     |A^(6)|_ij <= 2^(v(5) - 8) <= 2^(v(0) - 48)   (<= 2^-47 max|A|, since 2^v(0) < 2 max|A|).
+// The FP64 residual bound. With v = ceil(log2 max|A^(r)|) and sigma = 0.75 * 2^(v+45),
+// fl(x + sigma) lies in [1.5 * 2^(v+44) - 2^v, 1.5 * 2^(v+44) + 2^v], inside one binade whose
+// FP64 spacing is 2^(v-8), so Z is x rounded to nearest on the 2^(v-8) grid for either sign:
+// |A^(r+1)| <= 2^(v-9) entrywise, hence v(r+1) <= v(r) - 9, and after six slices
+//     |A^(6)|_ij <= 2^(v(5) - 9) <= 2^(v(0) - 54)   (<= 2^-53 max|A|, since 2^v(0) < 2 max|A|).
 // Z has at most 8 significant bits (a multiple of 2^(v-8) no larger than 2^v), so a nonzero
 // slice entry in the normal range is an exact BF16 value and the residual update is exact.
 void check_fp64_split(const std::vector<double>& x, const SplitKernels& sk) {
@@ -76,21 +76,49 @@ void check_fp64_split(const std::vector<double>& x, const SplitKernels& sk) {
     assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp)), int(SliceStatus::ok));
     double mx = 0;
     for (double e : x) mx = std::fmax(mx, std::fabs(e));
-    const double bound = mx == 0 ? 0 : std::ldexp(sc.sigma[0], -kOzakiRho - 48);  // 2^(v0 - 48)
+    for (int t = 0; t < sc.active; ++t) {
+        assert_true(sc.sigma[t] == std::ldexp(0.75, ozaki_v(sc.sigma[t]) + kOzakiRho));
+        if (t > 0 && !(ozaki_v(sc.sigma[t]) <= ozaki_v(sc.sigma[t - 1]) - 9)) fail_msg("v(%d) not 9 below v(%d)", t, t - 1);
+    }
+    const double bound = mx == 0 ? 0 : std::ldexp(1.0, ozaki_v(sc.sigma[0]) - 54);
     for (std::size_t i = 0; i < x.size(); ++i) {
         double res = x[i];
         for (int t = 0; t < kFp64Slices; ++t) {
             const bf16_t h = s[t][i];
             assert_true(h == 0 || h == 0x8000 || (((h >> 7) & 0xFF) != 0 && ((h >> 7) & 0xFF) != 0xFF));
             if (t >= sc.active) assert_true((h & 0x7FFF) == 0);
-            res -= double(bf16_to_float(h));
+            const double z = double(bf16_to_float(h));
+            if (t < sc.active && std::fmod(z, std::ldexp(1.0, ozaki_v(sc.sigma[t]) - 8)) != 0) fail_msg("slice %d off grid x=%a", t, x[i]);
+            res -= z;
             if (t < sc.active && t + 1 < kFp64Slices) {
-                // |A^(t+1)| <= 2^(v(t) - 8) = sigma[t] * 2^-53
-                if (!(std::fabs(res) <= std::ldexp(sc.sigma[t], -kOzakiRho - 8))) fail_msg("step %d x=%a", t, x[i]);
+                // |A^(t+1)| <= 2^(v(t) - 9)
+                if (!(std::fabs(res) <= std::ldexp(1.0, ozaki_v(sc.sigma[t]) - 9))) fail_msg("step %d x=%a", t, x[i]);
             }
         }
         if (!(std::fabs(res) <= bound)) fail_msg("x=%a residual=%a bound=%a", x[i], res, bound);
     }
+}
+
+// The split is an odd function: Z(-x) = -Z(x) slice by slice (sigma is an even multiple of the
+// 2^(v-8) spacing, so ties to even round x and -x to opposite grid points).
+void test_fp64_split_odd(void**) {
+    const SplitKernels& sk = split_kernels_portable();
+    kt::Rng r(12);
+    std::vector<double> x(2000);
+    for (std::size_t i = 0; i < x.size(); i += 2) {
+        x[i] = r.uniform();
+        x[i + 1] = -x[i];
+    }
+    x[0] = 1.0 - 0x1p-9;  // a tie on the 2^-8 grid
+    x[1] = -x[0];
+    Fp64Scales sc;
+    assert_null(fp64_scales({'N', int(x.size()), 1, x.data(), int(x.size())}, sk, 1, &sc));
+    std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(x.size()));
+    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
+    assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp)), 0);
+    for (std::size_t i = 0; i < x.size(); i += 2)
+        for (int t = 0; t < kFp64Slices; ++t)
+            if (s[t][i] != 0 && s[t][i + 1] != (s[t][i] ^ 0x8000)) fail_msg("slice %d of +-%a", t, x[i]);
 }
 
 void test_fp64_split_bounds(void**) {
@@ -137,11 +165,16 @@ void test_fp64_split_subnormal_slice_reported(void**) {
     std::vector<std::vector<bf16_t>> s(6, std::vector<bf16_t>(2));
     bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
     assert_int_equal(int(sk.fp64(x.data(), 2, sc, sp)), int(SliceStatus::subnormal));
-    // The largest BF16, (2 - 2^-7) * 2^127, is inside the paper's domain (Eq. 2) but its first
-    // chunk is a tie on the 2^121 grid and rounds to 2^128: not a finite BF16.
+    // The largest BF16, (2 - 2^-7) * 2^127 = 255 * 2^120, is on its own 2^(v-8) = 2^120 grid
+    // (v = 128): one exact slice. Just past Eq. (2)'s domain, 255.5 * 2^120 is a tie that
+    // rounds to 2^128: not a finite BF16.
     std::vector<double> top = {0x1.FEp127, 1.0};
     assert_null(fp64_scales({'N', 2, 1, top.data(), 2}, sk, 1, &sc));
-    assert_int_equal(int(sk.fp64(top.data(), 2, sc, sp)), int(SliceStatus::overflow));
+    assert_int_equal(int(sk.fp64(top.data(), 2, sc, sp)), int(SliceStatus::ok));
+    assert_int_equal(s[0][0], 0x7F7F);
+    std::vector<double> past = {0x1.FF8p127, 1.0};
+    assert_null(fp64_scales({'N', 2, 1, past.data(), 2}, sk, 1, &sc));
+    assert_int_equal(int(sk.fp64(past.data(), 2, sc, sp)), int(SliceStatus::overflow));
     std::vector<double> bad = {1.0, NAN};
     assert_string_equal(fp64_scales({'N', 2, 1, bad.data(), 2}, sk, 1, &sc), "domain:nonfinite");
 }
@@ -305,6 +338,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_bf16_rne_overflow_and_nan),
         cmocka_unit_test(test_fp32_split_reconstructs),
         cmocka_unit_test(test_fp64_split_bounds),
+        cmocka_unit_test(test_fp64_split_odd),
         cmocka_unit_test(test_fp64_split_zero_and_powers),
         cmocka_unit_test(test_fp64_split_subnormal_slice_reported),
         cmocka_unit_test(test_avx512_split_bitwise),
