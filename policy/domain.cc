@@ -1,17 +1,17 @@
 // The domain rules of domain.h. Proofs of the facts (a)-(d) used by the FP64 rules:
 //
-// (a) With sigma = 2^(v+45) and |x| <= 2^v: for x >= 0, x + sigma lies in [2^(v+45), 2^(v+46)),
-//     where FP64 spacing is 2^(v-7); for x < 0 it lies in [2^(v+44), 2^(v+45)], spacing 2^(v-8)
-//     (a result of exactly 2^(v+45) is still a multiple of it). The subtraction of sigma is
-//     exact (Sterbenz), so Z is the residual rounded to nearest on a grid of 2^(v-7) or
-//     2^(v-8), and |Z| <= 2^v. A multiple of 2^(v-8) below 2^v in magnitude is an integer below
-//     2^8 times 2^(v-8): at most 8 significant bits, and 2^v itself has one.
-// (b) Rounding to nearest on that grid leaves |x - Z| <= 2^(v-8), hence v(r+1) <= v(r) - 8.
+// (a) With sigma = 0.75 * 2^(v+45) = 1.5 * 2^(v+44) and |x| <= 2^v, x + sigma lies in
+//     [1.5 * 2^(v+44) - 2^v, 1.5 * 2^(v+44) + 2^v], inside [2^(v+44), 2^(v+45)), where the
+//     FP64 spacing is 2^(v-8) whatever the sign of x. The subtraction of sigma is exact
+//     (Sterbenz), so Z is the residual rounded to nearest on the 2^(v-8) grid, and |Z| <= 2^v.
+//     A multiple of 2^(v-8) below 2^v in magnitude is an integer below 2^8 times 2^(v-8): at
+//     most 8 significant bits, and 2^v itself has one.
+// (b) Rounding to nearest on that grid leaves |x - Z| <= 2^(v-9), hence v(r+1) <= v(r) - 9.
 // (c) Let x be a multiple of 2^Lx. Rounding a multiple of 2^Lx to a grid 2^g >= 2^Lx gives a
 //     multiple of 2^g, hence of 2^Lx; to a finer grid it gives the residual itself. So Z and
 //     the new residual are multiples of 2^Lx, and by induction every slice of x is. A nonzero
 //     residual is then >= 2^L, so v(r) >= L when slice r is nonzero, and with (b)
-//     L <= v(r) <= v(0) - 8r.
+//     L <= v(r) <= v(0) - 9r.
 // (d) Slice entries of A_i are multiples of g_A(i) = 2^(v_A(i)-8) by (a); a product of
 //     entries of A_i and B_j is a multiple of g_A(i) g_B(j) and at most 2^(v_A(i)+v_B(j)) in
 //     magnitude. A sum of n <= 256 such terms is at most 2^(v_A(i)+v_B(j)+8) = 2^24 g_A g_B,
@@ -40,7 +40,7 @@ int panel_terms_log2(int k) { return ceil_log2(std::max(1, std::min(k, kPanelK))
 
 // Index of the last slice of an operand that can be nonzero, by fact (c).
 int last_possible_slice(const OperandSummary& s) {
-    return std::min(5, (s.max_exponent() - s.lowbit_exponent()) / 8);
+    return std::min(5, (s.max_exponent() - s.lowbit_exponent()) / 9);
 }
 
 }  // namespace
@@ -83,18 +83,16 @@ const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b, i
     if (a.all_zero() || b.all_zero()) return nullptr;  // every slice product is zero
 
     const int va = a.max_exponent(), vb = b.max_exponent();
-    if (a.max_abs == kBf16MaxFinite || b.max_abs == kBf16MaxFinite)
-        return reason::domain_overflow_risk;
     if (va + vb + panel_terms_log2(k) > 127) return reason::domain_overflow_risk;
 
     const int la = a.lowbit_exponent(), lb = b.lowbit_exponent();
     if (la + lb >= -126) return nullptr;
     // Slice r's entries are multiples of 2^max(v(r) - 8, L) (facts (a), (c)), and v(r) is at
-    // most v(0) - 8r (fact (b)): the coarsest granularity product (i, j) can have.
+    // most v(0) - 9r (fact (b)): the coarsest granularity product (i, j) can have.
     const int depth = std::max(1, fp64_schedule_depth(products));
     for (int i = 0; i <= last_possible_slice(a); ++i)
         for (int j = 0; j <= last_possible_slice(b) && i + j < depth; ++j)
-            if (std::max(va - 8 * i - 8, la) + std::max(vb - 8 * j - 8, lb) < -126)
+            if (std::max(va - 9 * i - 8, la) + std::max(vb - 9 * j - 8, lb) < -126)
                 return reason::domain_underflow_risk;
     return nullptr;
 }

@@ -22,15 +22,16 @@
 //      results to zero; below that the result is not FP32-accurate
 //                                                               else domain:underflow-risk
 //
-// FP64 (AMX-FP64: six Ozaki slices per operand, v(r) = ceil(log2 max|X^(r)|), Z = fl(fl(X^(r)
-// + 2^(v(r)+45)) - 2^(v(r)+45)), X_r = bf16(Z)). Facts used (proved in domain.cc):
+// FP64 (AMX-FP64: six Ozaki slices per operand, v(r) = ceil(log2 max|X^(r)|), sigma(r) =
+// 0.75 * 2^(v(r)+45), Z = fl(fl(X^(r) + sigma(r)) - sigma(r)), X_r = bf16(Z)). Facts used
+// (proved in domain.cc):
 //   (a) Z is a multiple of g(r) = 2^(v(r)-8) with |Z| <= 2^v(r), so it has at most 8
 //       significant bits and is a BF16 number when 2^-126 <= |Z| <= (2 - 2^-7) * 2^127;
-//   (b) |X^(r+1)| <= 2^(v(r)-8), so v(r+1) <= v(r) - 8 <= v(0) - 8(r+1);
+//   (b) |X^(r+1)| <= 2^(v(r)-9), so v(r+1) <= v(r) - 9 <= v(0) - 9(r+1);
 //   (c) every residual and slice entry is a multiple of 2^L, L = min over entries of the
 //       exponent of the lowest set bit (OperandSummary::min_lowbit), so a nonzero slice
 //       entry is >= 2^L, and slice r can be nonzero only if v(r) >= L, i.e.
-//       r <= (v(0) - L) / 8;
+//       r <= (v(0) - L) / 9;
 //   (d) the panel sum of product (i, j) is a multiple of g_A(i) * g_B(j) and at most
 //       min(K, 256) * 2^(v_A(i) + v_B(j)) <= 2^24 g_A(i) g_B(j): exact in FP32 when no term
 //       or partial sum leaves the FP32 normal range.
@@ -43,14 +44,13 @@
 //      2^-126 that the split rounds away (they lie under every slice's grid) are harmless,
 //      but telling those apart needs v(1..5), which only the split computes; it checks
 //      exactly and returns the same reason              else domain:slice-subnormal
-//   6. no overflow: max|x| < (2 - 2^-7) * 2^127 (that value, if positive, rounds to 2^128 in
-//      the first slice), and v_A(0) + v_B(0) + ceil(log2 min(K, 256)) <= 127, which by (b)
+//   6. no overflow: v_A(0) + v_B(0) + ceil(log2 min(K, 256)) <= 127, which by (b)
 //      and (d) bounds every product and panel sum by 2^127  else domain:overflow-risk
 //   7. no underflow: passes when L_A + L_B >= -126 (by (c) every nonzero product and partial
 //      sum is a multiple of 2^(L_A + L_B)). Otherwise, slice r's entries are multiples of
-//      2^max(v(r) - 8, L) with v(r) <= v(0) - 8r; forwards when some retained product (i, j)
+//      2^max(v(r) - 8, L) with v(r) <= v(0) - 9r; forwards when some retained product (i, j)
 //      among the slices that can be nonzero, by (c), has
-//      max(v_A(0) - 8i - 8, L_A) + max(v_B(0) - 8j - 8, L_B) < -126: even with the largest
+//      max(v_A(0) - 9i - 8, L_A) + max(v_B(0) - 9j - 8, L_B) < -126: even with the largest
 //      exponents (b) allows, its granularity is below 2^-126, where AMX flushes terms and
 //      partial sums to zero. This is a screen, not a proof: when a residual shrinks faster
 //      than (b) requires, v(r) is smaller and the granularity finer; the exact rule on the
