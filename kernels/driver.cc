@@ -140,11 +140,11 @@ int fp64_schedule(int products, Fp64Product* out) {
 
 int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
-// The split's slice exponents v(r) = ilogb(sigma_r) - rho, for the policy's exact rule.
+// The split's slice exponents v(r) (sigma_r = 0.75 * 2^(v(r) + rho)), for the policy's exact rule.
 amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
     amxblas::SliceExponents e;
     e.active = sc.active;
-    for (int r = 0; r < sc.active; ++r) e.v[r] = std::ilogb(sc.sigma[r]) - kOzakiRho;
+    for (int r = 0; r < sc.active; ++r) e.v[r] = ozaki_v(sc.sigma[r]);
     return e;
 }
 

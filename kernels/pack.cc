@@ -184,8 +184,8 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
     return nullptr;
 }
 
-// The scales after the first, speculatively: v(t) = v(t-1) - 8 is what a residual that keeps
-// about 8 bits per slice gives (fact (b) of policy/domain.h is the bound; dense data meets it).
+// The scales after the first, speculatively: v(t) = v(t-1) - 9 is what a residual that keeps
+// 9 bits per slice gives (fact (b) of policy/domain.h is the bound; dense data meets it).
 // One tracked pack with those scales measures max |X^(t)| under them; scale t is confirmed when
 // ozaki_sigma() of that max is the guess (then max |X^(t+1)| was measured under the true
 // scales too), and a zero max ends the chain. Every confirmed pack is the pack the exact scales
@@ -199,7 +199,7 @@ const char* pack_fp64_scaled(const OperandView<double>& x, Fp64Scales* sc, const
         Fp64Scales guess = *sc;
         bool usable = true;
         for (int t = 1; t < kFp64Slices; ++t) {
-            guess.sigma[t] = guess.sigma[t - 1] * 0x1p-8;
+            guess.sigma[t] = guess.sigma[t - 1] * 0x1p-9;
             usable = usable && std::isnormal(guess.sigma[t]) && std::isnormal(guess.sigma[0]);
         }
         guess.active = kFp64Slices;

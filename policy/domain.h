@@ -93,7 +93,7 @@ int fp64_schedule_depth(int products);
 // (i, j) with i < a.active and j < b.active,
 //   overflow:  v_A(i) + v_B(j) + ceil(log2 min(K, 256)) <= 127      else domain:overflow-risk
 //   underflow: v_A(i) + v_B(j) - 16 >= -126 (granularity, fact (d)) else domain:underflow-risk
-// v(r) = ceil(log2 max|X^(r)|), i.e. ilogb(sigma_r) - 45 for sigma_r = 2^(v(r)+45).
+// v(r) = ceil(log2 max|X^(r)|), i.e. ilogb(sigma_r) - 44 for sigma_r = 0.75 * 2^(v(r)+45).
 struct SliceExponents {
     int active = 0;  // slices 0..active-1 are nonzero
     int v[6] = {};
