@@ -36,7 +36,7 @@ set ylabel 'eF'
 unset key
 do for [cls in 'uniform loguniform cancellation'] {
     set title cls
-    if (cls eq 'cancellation') { set key horizontal at screen 0.5, 0.03 center }
+    if (cls eq 'cancellation') { set key horizontal maxcols 4 at screen 0.5, 0.06 center }
     plot for [i = 1:words(routes)] sel(word(routes, i), cls) using 2:13 with linespoints lc i title word(routes, i), \
          for [i = 3:words(routes)] sel(word(routes, i), cls) using 2:11 with points pt 6 lc i notitle
 }
