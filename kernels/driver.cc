@@ -232,7 +232,7 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     const std::size_t per_thread = thread_scratch_bytes<double>();
     if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
-    // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 8r); a residual that
+    // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 9r); a residual that
     // shrinks faster gives finer slices whose products can fall below 2^-126 and be flushed.
     // Checked after the packs so that a slice that is itself not a normal BF16 keeps its reason.
     if (const char* why = amxblas::check_fp64_slice_exponents(slice_exponents(sa), slice_exponents(sb),
