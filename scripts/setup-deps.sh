@@ -9,11 +9,14 @@
 # them and exits 1. Used by scripts/demo.sh and scripts/test.sh.
 set -eu
 
-# Build: compilers, CMake, OpenBLAS (the real BLAS), CMocka (unit tests).
-# Integration tests and demo: gfortran and the plain BLAS (-lblas), NumPy for /usr/bin/python3,
-# ScaLAPACK and Open MPI, gnuplot for amxblas-report --plot.
-full_list="cmake make g++ gcc pkg-config libopenblas-dev libcmocka-dev gfortran libblas-dev
-python3 python3-numpy libscalapack-openmpi-dev openmpi-bin gnuplot-nox"
+# Build: compilers, CMake, OpenBLAS (the real BLAS), CMocka (unit tests), binutils (nm, for
+# the exported-symbols test).
+# Integration tests and demo: gfortran and the plain BLAS (-lblas; libblas-dev also brings
+# netlib's libblas.so.3 for the re-entry tests), the netlib Level-3 testers (libblas-test),
+# NumPy for /usr/bin/python3, ScaLAPACK and Open MPI, gnuplot for amxblas-report --plot and the
+# benchmark's plots.
+full_list="cmake make g++ gcc pkg-config binutils libopenblas-dev libcmocka-dev gfortran
+libblas-dev libblas-test python3 python3-numpy libscalapack-openmpi-dev openmpi-bin gnuplot-nox"
 
 if [ "${1:-}" = --list ]; then
     printf '%s\n' $full_list
