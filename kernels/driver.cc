@@ -4,29 +4,36 @@
 //     for each BK panel
 //       for each 32x32 micro-tile
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
-//         FP64: for each product (i, j), i + j < d, in index-sum order:
-//               one product -> tile; block accumulator (FP64) += widen(tile)
-//     C := alpha * accumulator + beta * C   (beta == 0: C is not read)
+//         FP64: for each product (i, j), i + j < d, smallest first (index sum descending):
+//               one product -> tile; block accumulator (FP64) += widen(tile) * 2^(vA_i + vB_j)
+//     C := alpha * accumulator + beta * C   (FP64: accumulator * 2^(e_i + f_j) first;
+//                                            beta == 0: C is not read)
 //
-// Why BK = 256 makes the FP64 path exact before widening: an Ozaki chunk of slice r is a
-// multiple of 2^(v_r - 8) with magnitude <= 2^v_r, so a product of slices (i, j) is a multiple
-// of 2^(vA_i + vB_j - 16) of magnitude <= 2^(vA_i + vB_j), and any partial sum of 256 of them
-// is an integer multiple of that unit no larger than 2^24 units: exactly representable in FP32
-// (barring flush-to-zero of results below 2^-126). Every per-panel FP32 result is the exact
-// real sum, so backends, pair orders and thread counts cannot change a single bit.
+// Why BK = 256 makes the FP64 path exact before widening: a normalised slice entry (pack.h,
+// split.h) is a multiple of 2^-8 of magnitude <= 1, so a product of two is a multiple of
+// 2^-16 of magnitude <= 1, and any partial sum of 256 of them is an integer multiple of 2^-16
+// no larger than 2^24 units: exactly representable in FP32, and never below 2^-16 unless zero,
+// so nothing is flushed. Every per-panel FP32 result is the exact real sum, so backends, pair
+// orders and thread counts cannot change a single bit; the power-of-two factors are exact too
+// (barring FP64 underflow below 2^-1022, which docs/fp64-certificate.md counts).
+//
+// The FP64 accumulation runs smallest product first, so that before the leading product (0, 0)
+// of a panel is added the partial sums are small: for K <= 256 the rounding error is then close
+// to one rounding of the result (docs/fp64-certificate.md).
 #include <omp.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
-#include "policy/domain.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -122,30 +129,44 @@ struct Fp64Product {
     int i, j;
 };
 
-// Products with i + j < d in index-sum order, i ascending within a diagonal (Algorithm 2).
+// The retained products (i, j), i + j < d, smallest first: index sum descending, i descending
+// within a diagonal (the reverse of Algorithm 2's order).
 int fp64_schedule(int products, Fp64Product* out) {
-    int d = 0;
-    switch (products) {
-        case 6: d = 3; break;
-        case 10: d = 4; break;
-        case 15: d = 5; break;
-        case 21: d = 6; break;
-        default: return 0;
-    }
+    const int d = fp64_depth(products);
     int q = 0;
-    for (int diag = 0; diag < d; ++diag)
-        for (int i = 0; i <= diag; ++i) out[q++] = {i, diag - i};
+    for (int diag = d - 1; diag >= 0; --diag)
+        for (int i = diag; i >= 0; --i) out[q++] = {i, diag - i};
     return q;
 }
 
 int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
-// The split's slice exponents v(r) (sigma_r = 0.75 * 2^(v(r) + rho)), for the policy's exact rule.
-amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
-    amxblas::SliceExponents e;
-    e.active = sc.active;
-    for (int r = 0; r < sc.active; ++r) e.v[r] = ozaki_v(sc.sigma[r]);
-    return e;
+// x * 2^e, rounded once (what ldexp gives), with a multiply when 2^e is a normal double.
+inline double scale_pow2(double x, int e) {
+    if (e >= -1022 && e <= 1023) {
+        const std::uint64_t bits = std::uint64_t(e + 1023) << 52;
+        double p;
+        std::memcpy(&p, &bits, sizeof p);
+        return x * p;
+    }
+    return std::ldexp(x, e);
+}
+
+// FP64 write-back: C(i, j) := alpha * (acc * 2^(e_i + f_j)) + beta * C(i, j) over the valid
+// part of one block (beta == 0 never reads C).
+void write_block_fp64(const GemmArgs<double>& g, int i0, int j0, const double* acc, const int* row_exps,
+                      const int* col_exps) {
+    const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
+    for (int j = 0; j < cols; ++j) {
+        double* c = g.c + i0 + std::size_t(j0 + j) * g.ldc;
+        const int f = col_exps[j0 + j];
+        if (g.beta == 0.0) {
+            for (int i = 0; i < rows; ++i) c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f);
+        } else {
+            for (int i = 0; i < rows; ++i)
+                c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f) + g.beta * c[i];
+        }
+    }
 }
 
 const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
@@ -210,34 +231,40 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
 
 const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     if (const char* why = check_backend(opt)) return why;
-    Fp64Product sched[21];
+    Fp64Product sched[kFp64MaxProducts];
     const int np = fp64_schedule(opt.fp64_products, sched);
     if (np == 0) return "config:fp64-products";
+    const int slices = fp64_depth(opt.fp64_products);
     const int threads = clamp_threads(opt.threads);
 
-    // The first scales need no workspace: nonfinite input fails before any allocation.
+    // The exponent scans need no workspace: nonfinite input fails before any allocation.
     const double t0 = omp_get_wtime();
     const SplitKernels& sk = split_kernels();
     const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
     const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
-    Fp64Scales sa, sb;
-    if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
-    if (const char* why = fp64_first_scale(vb, sk, threads, &sb)) return why;
+    std::vector<int> row_exps(std::size_t(g.m)), col_exps(std::size_t(g.n));
+    bool a_nonzero = false, b_nonzero = false;
+    if (const char* why = fp64_outer_exponents(va, true, threads, row_exps.data(), &a_nonzero)) return why;
+    if (const char* why = fp64_outer_exponents(vb, false, threads, col_exps.data(), &b_nonzero)) return why;
 
     Workspace ws;
-    if (const char* why = allocate(dgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    if (const char* why = allocate(dgemm_workspace_bytes(g.m, g.n, g.k, threads, opt.fp64_products),
+                                   opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp64Slices, &pa, &pb);
+    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, slices, &pa, &pb);
     const std::size_t per_thread = thread_scratch_bytes<double>();
-    if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
-    if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
-    // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 9r); a residual that
-    // shrinks faster gives finer slices whose products can fall below 2^-126 and be flushed.
-    // Checked after the packs so that a slice that is itself not a normal BF16 keeps its reason.
-    if (const char* why = amxblas::check_fp64_slice_exponents(slice_exponents(sa), slice_exponents(sb),
-                                                              opt.fp64_products, g.k))
-        return why;
+    Fp64Split sa, sb;
+    if (const char* why = split_pack_a_fp64(va, row_exps.data(), a_nonzero, &sa, pa, sk, threads)) return why;
+    if (const char* why = split_pack_b_fp64(vb, col_exps.data(), b_nonzero, &sb, pb, sk, threads)) return why;
+    // Products of a zero slice are zero: skipped. The others carry 2^(v_A(i) + v_B(j)).
+    int live = 0;
+    double pscale[kFp64MaxProducts];
+    for (int q = 0; q < np; ++q) {
+        if (sched[q].i >= sa.sc.active || sched[q].j >= sb.sc.active) continue;
+        pscale[live] = std::ldexp(1.0, ozaki_v(sa.sc.sigma[sched[q].i]) + ozaki_v(sb.sc.sigma[sched[q].j]));
+        sched[live++] = sched[q];
+    }
     const double t1 = omp_get_wtime();
 
     const MicroKernels mk = microkernels_for(opt.backend);
@@ -261,15 +288,16 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
                         for (int tj = 0; tj < tj_end; ++tj) {
                             const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
                             double* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            for (int q = 0; q < np; ++q) {
+                            for (int q = 0; q < live; ++q) {
                                 mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
+                                const double ps = pscale[q];
                                 for (int r = 0; r < kTile; ++r)
                                     for (int c = 0; c < kTile; ++c)
-                                        dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
+                                        dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]) * ps;
                             }
                         }
                 }
-                write_block(g, ib * kBlockM, jb * kBlockN, acc);
+                write_block_fp64(g, ib * kBlockM, jb * kBlockN, acc, row_exps.data(), col_exps.data());
             }
         mk.thread_end();
     }
@@ -286,8 +314,21 @@ std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads) {
     return component_bytes(m, n, k, kFp32Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<float>();
 }
 
-std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads) {
-    return component_bytes(m, n, k, kFp64Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>();
+int fp64_depth(int products) {
+    switch (products) {
+        case 6: return 3;
+        case 10: return 4;
+        case 15: return 5;
+        case 21: return 6;
+        case 28: return 7;
+        case 36: return 8;
+        default: return 0;
+    }
+}
+
+std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads, int products) {
+    return component_bytes(m, n, k, fp64_depth(products)) +
+           std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>();
 }
 
 // No exception may reach a C or Fortran caller; nothing below throws by design, this is the

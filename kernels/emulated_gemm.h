@@ -13,17 +13,12 @@
 // Forward reasons returned (static strings):
 //   "backend:not-built", "backend:not-runnable"   RunOptions::backend cannot run here (amx also
 //                                                 runs when the tests/amxemu harness is loaded)
-//   "config:fp64-products"                        fp64_products not 6, 10, 15 or 21
+//   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28 or 36
 //   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
 //   "domain:nonfinite"                            Inf/NaN in A or B (FP64; the pre-scan's job)
-//   "domain:slice-subnormal"                      FP64 split gave a nonzero slice entry below
-//                                                 2^-126 (late check, after the pre-scan)
-//   "domain:slice-overflow"                       FP64 split gave a slice entry above the
-//                                                 largest finite BF16 (ties at (2-2^-7)*2^127)
-//   "domain:overflow-risk", "domain:underflow-risk"
-//                                                 a retained product of the slices the split
-//                                                 found could overflow, or fall below 2^-126
-//                                                 (policy/domain.h, check_fp64_slice_exponents)
+//   "domain:slice-subnormal", "domain:slice-overflow"
+//                                                 FP64 safety net: a normalised slice entry left
+//                                                 the BF16 range (cannot happen, split.h)
 //   "internal:exception"                          never expected; nothing escapes to C/Fortran
 #pragma once
 
@@ -56,7 +51,7 @@ struct PhaseTimes {
 
 struct RunOptions {
     Backend backend = Backend::reference;
-    int fp64_products = 21;              // 6, 10, 15 or 21 (DGEMM only)
+    int fp64_products = 21;              // 6, 10, 15, 21, 28 or 36 (DGEMM only)
     int threads = 1;                     // OpenMP threads for split, pack and compute
     std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
     PhaseTimes* times = nullptr;         // optional
@@ -75,10 +70,15 @@ struct GemmArgs {
 
 // Bytes one call allocates (computed before any allocation, compared with
 // RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
-// 6 for FP64, each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
+// d for FP64 (fp64_depth), each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
 // (FP32 or FP64) and one 32x32 FP32 tile. With threads = 1 that is the single-thread cost.
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
-std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1);
+std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21);
+
+// FP64 products retained with d slices per operand: all (i, j) with i + j < d (paper Eq. 15).
+constexpr int kFp64MaxProducts = 36;
+// 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6, 28 -> 7, 36 -> 8; anything else -> 0.
+int fp64_depth(int products);
 
 // Return nullptr on success, else a static forward-reason string (C untouched).
 const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt);

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 namespace amxblas::kernels {
@@ -109,27 +110,67 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
     }
 }
 
-// resid_max: nullptr, or where to gather max |X^(t)| per slice (fp64_tracked).
+// The exact power-of-two scaling of one gathered block (pack.h): multiplier of row r (A) or
+// column c (B) of the block, in two factors so that a row of subnormal entries (e < -1023,
+// 2^-e not a double) is scaled up in two exact steps; f2 = 1 otherwise.
+struct BlockScale {
+    double f1[kTile], f2[kTile];
+};
+
+inline double pow2(int e) { return std::ldexp(1.0, e); }
+
+void block_scale(const int* exps, int first, int count, BlockScale* bs) {
+    for (int r = 0; r < kTile; ++r) {
+        const int e = r < count ? exps[first + r] : 0;
+        bs->f1[r] = e >= -1023 ? pow2(-e) : pow2(1023);
+        bs->f2[r] = e >= -1023 ? 1.0 : pow2(-e - 1023);
+    }
+}
+
 template <bool IsA>
-const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const PackedOperand& out,
+void scale_tile(const BlockScale& bs, double* tile) {
+    if constexpr (IsA) {
+        for (int r = 0; r < kTile; ++r)
+            for (int kk = 0; kk < kTile; ++kk) tile[r * kTile + kk] = tile[r * kTile + kk] * bs.f1[r] * bs.f2[r];
+    } else {
+        for (int h = 0; h < 2; ++h)
+            for (int p = 0; p < kTile / 2; ++p)
+                for (int c = 0; c < 16; ++c)
+                    for (int e = 0; e < 2; ++e) {
+                        double& x = tile[h * kHalfElems + p * kTile + c * 2 + e];
+                        x = x * bs.f1[16 * h + c] * bs.f2[16 * h + c];
+                    }
+    }
+}
+
+// Splits and packs op(X), scaled by exps (nullptr: unscaled), with the scales sc; resid_max:
+// nullptr, or where to gather max |X^(t)|, t = 0..sc.slices (fp64_tracked).
+template <bool IsA>
+const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads, double* resid_max = nullptr) {
     int worst = 0;
     const BlockOrder order = block_order<IsA>(x, out);
     const int blocks = out.panels * out.ksteps;
-    double mx[kFp64Slices] = {};
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst) reduction(max : mx[:kFp64Slices])
+    const int outer = IsA ? x.rows : x.cols;
+    double mx[kFp64Slices + 1] = {};
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst) reduction(max : mx[:kFp64Slices + 1])
     for (int q = 0; q < blocks; ++q) {
         int p, s;
         order.at(q, &p, &s);
         alignas(64) double tile[kStepElems];
         gather_block<IsA>(x, sk, p, s, tile);
+        if (exps) {
+            BlockScale bs;
+            block_scale(exps, p * kTile, std::min(kTile, outer - p * kTile), &bs);
+            scale_tile<IsA>(bs, tile);
+        }
         const std::size_t o = offset(out, p, s);
-        bf16_t* const dst[kFp64Slices] = {out.slice[0] + o, out.slice[1] + o, out.slice[2] + o,
-                                          out.slice[3] + o, out.slice[4] + o, out.slice[5] + o};
+        bf16_t* dst[kFp64Slices] = {};
+        for (int t = 0; t < sc.slices; ++t) dst[t] = out.slice[t] + o;
         const SliceStatus st = resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mx) : sk.fp64(tile, kStepElems, sc, dst);
         worst = std::max(worst, static_cast<int>(st));
     }
-    if (resid_max) std::copy(mx, mx + kFp64Slices, resid_max);
+    if (resid_max) std::copy(mx, mx + kFp64Slices + 1, resid_max);
     switch (static_cast<SliceStatus>(worst)) {
         case SliceStatus::ok: return nullptr;
         case SliceStatus::subnormal: return "domain:slice-subnormal";
@@ -148,26 +189,23 @@ void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const Sp
     pack_fp32<false>(b, out, sk, threads);
 }
 
-const char* pack_a_fp64(const OperandView<double>& a, const Fp64Scales& sc, const PackedOperand& out,
-                        const SplitKernels& sk, int threads) {
-    return pack_fp64<true>(a, sc, out, sk, threads);
-}
-
-const char* pack_b_fp64(const OperandView<double>& b, const Fp64Scales& sc, const PackedOperand& out,
-                        const SplitKernels& sk, int threads) {
-    return pack_fp64<false>(b, sc, out, sk, threads);
-}
-
 namespace {
 
-// The reduction passes r = sc->active .. last - 1 (each needs the scales before it), stopping
-// at a zero residual.
-const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, int threads, int last, Fp64Scales* sc) {
+int ceil_log2(double m) {  // m > 0 and finite
+    int e;
+    const double f = std::frexp(m, &e);  // m = f * 2^e, f in [0.5, 1)
+    return f == 0.5 ? e - 1 : e;
+}
+
+// The sequential reduction passes r = sc->active .. sc->slices - 1 over an unscaled operand
+// (each needs the scales before it), stopping at a zero residual or one below
+// 2^kFp64MinSliceExp.
+const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
     // The max is over op(X) as a whole, so the stored columns can be scanned as they lie.
     const bool by_cols = x.trans == 'N';
     const int len = by_cols ? x.rows : x.cols;    // contiguous run
     const int runs = by_cols ? x.cols : x.rows;
-    for (int r = sc->active; r < last; ++r) {
+    for (int r = sc->active; r < sc->slices; ++r) {
         double mx = 0;
         bool nonfinite = false;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(max : mx) reduction(|| : nonfinite)
@@ -177,72 +215,139 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
             nonfinite = nonfinite || m.nonfinite;
         }
         if (nonfinite) return "domain:nonfinite";
-        if (mx == 0) break;  // the residual is zero: this and all later slices are zero
+        if (mx == 0 || ceil_log2(mx) < kFp64MinSliceExp) break;  // the chain ends here
         sc->sigma[r] = ozaki_sigma(mx);
         sc->active = r + 1;
     }
+    set_slice_norms(sc);
     return nullptr;
 }
 
-// The scales after the first, speculatively: v(t) = v(t-1) - 9 is what a residual that keeps
-// 9 bits per slice gives (fact (b) of policy/domain.h is the bound; dense data meets it).
-// One tracked pack with those scales measures max |X^(t)| under them; scale t is confirmed when
-// ozaki_sigma() of that max is the guess (then max |X^(t+1)| was measured under the true
-// scales too), and a zero max ends the chain. Every confirmed pack is the pack the exact scales
-// give, bit for bit: same arithmetic, and slices past the chain are zero residuals, which split
-// to +0 without a flag under any finite scale. Otherwise the scales found are kept, the
-// remaining ones come from the sequential passes, and the operand is packed again.
+// Speculative scales: v(0) = 0 (every nonzero scaled row or column has max |x| in (1/2, 1]),
+// then v(t) = v(t-1) - 9, what a residual that keeps 9 bits per slice gives (fact (b) of
+// docs/fp64-certificate.md bounds it from above; dense data meets it). One tracked pack with
+// those scales measures max |X^(t)| under them; scale t is confirmed when ozaki_sigma() of that
+// max is the guess, and then max |X^(t+1)| was measured under true scales too. A zero max, or
+// one below 2^kFp64MinSliceExp, ends the chain. Every confirmed pack is the pack the exact
+// scales give, bit for bit: same arithmetic, and slices past the chain's end are splits of a
+// zero residual, +0 under any scale. A refuted guess t is replaced by the measured (exact)
+// scale and the operand is packed again: at most sc.slices packs, one on dense data.
 template <bool IsA>
-const char* pack_fp64_scaled(const OperandView<double>& x, Fp64Scales* sc, const PackedOperand& out,
-                             const SplitKernels& sk, int threads) {
-    if (sc->active == 1) {
-        Fp64Scales guess = *sc;
-        bool usable = true;
-        for (int t = 1; t < kFp64Slices; ++t) {
-            guess.sigma[t] = guess.sigma[t - 1] * 0x1p-9;
-            usable = usable && std::isnormal(guess.sigma[t]) && std::isnormal(guess.sigma[0]);
+const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
+                       const PackedOperand& out, const SplitKernels& sk, int threads) {
+    Fp64Scales& sc = sp->sc;
+    sc = Fp64Scales{};
+    sc.slices = out.slices;
+    int known = 0;  // scales 0..known-1 are exact
+    if (nonzero) {
+        sc.sigma[0] = ozaki_sigma(1.0);
+        known = 1;
+    }
+    bool closed = !nonzero;  // the chain ends at `known`
+    for (;;) {
+        Fp64Scales guess = sc;
+        guess.active = known;
+        while (!closed && guess.active < guess.slices) {
+            const int v = ozaki_v(guess.sigma[guess.active - 1]) - 9;
+            if (v < kFp64MinSliceExp) break;
+            guess.sigma[guess.active] = std::ldexp(0.75, v + kOzakiRho);
+            ++guess.active;
         }
-        guess.active = kFp64Slices;
-        if (usable) {
-            double mx[kFp64Slices];
-            const char* why = pack_fp64<IsA>(x, guess, out, sk, threads, mx);
-            int t = 1;
-            while (t < kFp64Slices && mx[t] != 0 && ozaki_sigma(mx[t]) == guess.sigma[t]) ++t;
-            if (t == kFp64Slices || mx[t] == 0) {
-                for (int r = 1; r < t; ++r) sc->sigma[r] = guess.sigma[r];
-                sc->active = t;
-                return why;
-            }
-            for (int r = 1; r < t; ++r) sc->sigma[r] = guess.sigma[r];
-            sc->sigma[t] = ozaki_sigma(mx[t]);  // measured under confirmed scales: exact
-            sc->active = t + 1;
+        set_slice_norms(&guess);
+        const char* why = pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid);
+        int t = known;
+        while (t < guess.active && sp->resid[t] != 0 && ozaki_sigma(sp->resid[t]) == guess.sigma[t]) ++t;
+        if (closed || t == guess.active || sp->resid[t] == 0) {
+            sc = guess;
+            sc.active = t;
+            set_slice_norms(&sc);
+            return why;
+        }
+        for (int r = known; r <= t; ++r) sc.sigma[r] = guess.sigma[r];
+        sc.sigma[t] = ozaki_sigma(sp->resid[t]);  // measured under confirmed scales: exact
+        if (ozaki_v(sc.sigma[t]) < kFp64MinSliceExp) {
+            known = t;
+            closed = true;
+        } else {
+            known = t + 1;
         }
     }
-    if (sc->active > 0)
-        if (const char* why = scale_passes(x, sk, threads, kFp64Slices, sc)) return why;
-    return pack_fp64<IsA>(x, *sc, out, sk, threads);
 }
 
 }  // namespace
 
-const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
+const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero) {
+    const int outer = as_rows ? x.rows : x.cols, len = as_rows ? x.cols : x.rows;
+    // op(X)'s rows are stored columns when transposed; op(X)'s columns are stored columns when not.
+    const bool contiguous = as_rows == (x.trans != 'N');
+    const std::size_t ld = std::size_t(x.ld);
+    bool bad = false, any = false;
+    if (contiguous) {
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(|| : bad, any)
+        for (int o = 0; o < outer; ++o) {
+            const double* run = x.x + std::size_t(o) * ld;
+            double m = 0;
+            bool nf = false;
+            for (int l = 0; l < len; ++l) {
+                const double a = std::fabs(run[l]);
+                nf = nf || !(a <= DBL_MAX);
+                m = a > m ? a : m;
+            }
+            bad = bad || nf;
+            any = any || m > 0;
+            exps[o] = m > 0 ? ceil_log2(m) : 0;
+        }
+    } else {
+        constexpr int kChunk = 256;  // outer indices per task: a strided walk over all of `len`
+        const int chunks = (outer + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(|| : bad, any)
+        for (int c = 0; c < chunks; ++c) {
+            const int o0 = c * kChunk, n = std::min(kChunk, outer - o0);
+            double m[kChunk] = {};
+            bool nf = false;
+            for (int l = 0; l < len; ++l) {
+                const double* run = x.x + o0 + std::size_t(l) * ld;
+                for (int o = 0; o < n; ++o) {
+                    const double a = std::fabs(run[o]);
+                    nf = nf || !(a <= DBL_MAX);
+                    m[o] = a > m[o] ? a : m[o];
+                }
+            }
+            bad = bad || nf;
+            for (int o = 0; o < n; ++o) {
+                any = any || m[o] > 0;
+                exps[o0 + o] = m[o] > 0 ? ceil_log2(m[o]) : 0;
+            }
+        }
+    }
+    *nonzero = any;
+    return bad ? "domain:nonfinite" : nullptr;
+}
+
+const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps, bool nonzero, Fp64Split* sp,
+                              const PackedOperand& out, const SplitKernels& sk, int threads) {
+    return split_pack<true>(a, row_exps, nonzero, sp, out, sk, threads);
+}
+
+const char* split_pack_b_fp64(const OperandView<double>& b, const int* col_exps, bool nonzero, Fp64Split* sp,
+                              const PackedOperand& out, const SplitKernels& sk, int threads) {
+    return split_pack<false>(b, col_exps, nonzero, sp, out, sk, threads);
+}
+
+const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, int slices, Fp64Scales* sc) {
     *sc = Fp64Scales{};
-    return scale_passes(x, sk, threads, kFp64Slices, sc);
+    sc->slices = slices;
+    return scale_passes(x, sk, threads, sc);
 }
 
-const char* fp64_first_scale(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
-    *sc = Fp64Scales{};
-    return scale_passes(x, sk, threads, 1, sc);
+const char* pack_a_fp64(const OperandView<double>& a, const int* row_exps, const Fp64Scales& sc,
+                        const PackedOperand& out, const SplitKernels& sk, int threads) {
+    return pack_fp64<true>(a, row_exps, sc, out, sk, threads);
 }
 
-const char* split_pack_a_fp64(const OperandView<double>& a, Fp64Scales* sc, const PackedOperand& out,
-                              const SplitKernels& sk, int threads) {
-    return pack_fp64_scaled<true>(a, sc, out, sk, threads);
-}
-
-const char* split_pack_b_fp64(const OperandView<double>& b, Fp64Scales* sc, const PackedOperand& out,
-                              const SplitKernels& sk, int threads) {
-    return pack_fp64_scaled<false>(b, sc, out, sk, threads);
+const char* pack_b_fp64(const OperandView<double>& b, const int* col_exps, const Fp64Scales& sc,
+                        const PackedOperand& out, const SplitKernels& sk, int threads) {
+    return pack_fp64<false>(b, col_exps, sc, out, sk, threads);
 }
 
 }  // namespace amxblas::kernels

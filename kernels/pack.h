@@ -44,23 +44,47 @@ struct OperandView {
 void pack_a_fp32(const OperandView<float>& a, const PackedOperand& out, const SplitKernels& sk, int threads);
 void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const SplitKernels& sk, int threads);
 
-// FP64: the matrix-wide scales (Eq. 13) are computed in up to six reduction passes first.
-// Returns nullptr or a forward reason ("domain:nonfinite", "domain:slice-subnormal",
-// "domain:slice-overflow"); on failure the buffers hold garbage and must not be used.
-const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc);
-const char* pack_a_fp64(const OperandView<double>& a, const Fp64Scales& sc, const PackedOperand& out,
-                        const SplitKernels& sk, int threads);
-const char* pack_b_fp64(const OperandView<double>& b, const Fp64Scales& sc, const PackedOperand& out,
-                        const SplitKernels& sk, int threads);
+// FP64 (paper Section 4.3, with exact per-row/per-column scaling).
+//
+// Scaling: each row i of op(A) is split as op(A)(i, :) * 2^-e_i and each column j of op(B) as
+// op(B)(:, j) * 2^-f_j, where e_i (f_j) = ceil(log2 max |entry|) over the row (column), 0 for a
+// zero row. Multiplying by a power of two is exact unless the result is subnormal, i.e. below
+// 2^-1022 relative to the row's largest entry: such a value changes by at most 2^-1075, far
+// below the grid 2^(v(r) - 8) >= 2^-1008 of every slice the packer keeps (kFp64MinSliceExp),
+// so every slice is the slice of the exact scaled value and only the residual moves (by at
+// most 2^-1075, which fp64_certificate.h counts). The scaled operand has max |x| in (1/2, 1]
+// per nonzero row, so v(0) = 0 and each row's own exponent sets its slice grids; the driver
+// multiplies C(i, j) back by 2^(e_i + f_j).
+//
+// outer_exponents: e_i for each row of op(X) (as_rows, A) or f_j for each column (B), into
+// exps[0..rows-1] or exps[0..cols-1]; *nonzero says whether any entry is nonzero. Returns
+// "domain:nonfinite" when an entry is Inf or NaN, else nullptr.
+const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero);
 
-// The same scales and packs with fewer passes over op(X): fp64_first_scale() finds sc[0] (and
-// nonfinite input, "domain:nonfinite") with one read; split_pack_*_fp64() then finds the other
-// scales and packs, usually in one more read (pack.cc), leaving in *sc what fp64_scales() gives
-// and in the buffers what pack_*_fp64() writes with it. Same failure reasons.
-const char* fp64_first_scale(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc);
-const char* split_pack_a_fp64(const OperandView<double>& a, Fp64Scales* sc, const PackedOperand& out,
-                              const SplitKernels& sk, int threads);
-const char* split_pack_b_fp64(const OperandView<double>& b, Fp64Scales* sc, const PackedOperand& out,
-                              const SplitKernels& sk, int threads);
+// What the split of one operand found (the certificate reads it).
+struct Fp64Split {
+    Fp64Scales sc;                        // of the scaled operand; sc.slices written
+    double resid[kFp64Slices + 1] = {};   // max |X^(r)| of the scaled operand, r = 0..sc.slices
+};
+
+// Splits and packs the scaled op(X) (exps from fp64_outer_exponents, nonzero from it too):
+// finds the slice exponents by speculating v(r) = -9r and checking it with the residual maxima
+// of the same pass (usually one read of op(X); at most sp->sc.slices on data whose residuals
+// shrink faster), writes sp->sc.slices slices and the residual maxima. Returns nullptr, or
+// "domain:slice-subnormal" / "domain:slice-overflow" (a safety net: the normalised slices
+// cannot leave the BF16 range).
+const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps, bool nonzero, Fp64Split* sp,
+                              const PackedOperand& out, const SplitKernels& sk, int threads);
+const char* split_pack_b_fp64(const OperandView<double>& b, const int* col_exps, bool nonzero, Fp64Split* sp,
+                              const PackedOperand& out, const SplitKernels& sk, int threads);
+
+// Reference pieces for the tests: the matrix-wide scales of an (already scaled) operand by
+// sequential reduction passes (Eq. 13; "domain:nonfinite" on Inf/NaN), and a pack with given
+// scales (exps nullptr: no scaling).
+const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, int slices, Fp64Scales* sc);
+const char* pack_a_fp64(const OperandView<double>& a, const int* row_exps, const Fp64Scales& sc,
+                        const PackedOperand& out, const SplitKernels& sk, int threads);
+const char* pack_b_fp64(const OperandView<double>& b, const int* col_exps, const Fp64Scales& sc,
+                        const PackedOperand& out, const SplitKernels& sk, int threads);
 
 }  // namespace amxblas::kernels

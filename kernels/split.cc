@@ -51,34 +51,36 @@ AbsMax fp64_absmax_portable(const double* x, std::size_t n, const Fp64Scales& sc
 }
 
 template <bool Track>
-SliceStatus fp64_split_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
+SliceStatus fp64_split_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                                 double* resid_max) {
     int worst = 0;
     for (std::size_t i = 0; i < n; ++i) {
         double v = x[i];
-        for (int t = 0; t < kFp64Slices; ++t) {
+        for (int t = 0; t < sc.slices; ++t) {
+            if (Track && std::fabs(v) > resid_max[t]) resid_max[t] = std::fabs(v);
             if (t >= sc.active) {
                 s[t][i] = 0;
                 continue;
             }
-            if (Track && std::fabs(v) > resid_max[t]) resid_max[t] = std::fabs(v);
-            const double z = ozaki_chunk(v, sc.sigma[t]);
+            const double c = ozaki_chunk(v, sc.sigma[t]);
+            const double z = c * sc.norm[t];  // exact: a power of two, no underflow
             const double az = std::fabs(z);
             if (az != 0 && az < kBf16MinNormal && worst < 1) worst = 1;
             if (az > kBf16MaxFinite) worst = 2;
             s[t][i] = bf16_rne(static_cast<float>(z));
-            v -= z;
+            v -= c;
         }
+        if (Track && std::fabs(v) > resid_max[sc.slices]) resid_max[sc.slices] = std::fabs(v);
     }
     return static_cast<SliceStatus>(worst);
 }
 
-SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices]) {
     return fp64_split_portable<false>(x, n, sc, s, nullptr);
 }
 
-SliceStatus fp64_tracked_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
-                                  double resid_max[6]) {
+SliceStatus fp64_tracked_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                                  double resid_max[kFp64Slices + 1]) {
     return fp64_split_portable<true>(x, n, sc, s, resid_max);
 }
 
@@ -114,6 +116,10 @@ double ozaki_sigma(double maxabs) {
     const double f = std::frexp(maxabs, &e);  // maxabs = f * 2^e, f in [0.5, 1)
     const int v = (f == 0.5) ? e - 1 : e;     // ceil(log2(maxabs)), exact for powers of two
     return std::ldexp(0.75, v + kOzakiRho);  // Ozaki's 0.75 factor: one binade for both signs
+}
+
+void set_slice_norms(Fp64Scales* sc) {
+    for (int r = 0; r < kFp64Slices; ++r) sc->norm[r] = r < sc->active ? std::ldexp(1.0, -ozaki_v(sc->sigma[r])) : 0.0;
 }
 
 const SplitKernels& split_kernels_portable() {

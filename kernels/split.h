@@ -15,19 +15,27 @@
 namespace amxblas::kernels {
 
 constexpr int kFp32Slices = 3;
-constexpr int kFp64Slices = 6;
+// FP64: up to eight slices (36 products, i + j < 8); the paper's experiment uses six.
+constexpr int kFp64Slices = 8;
 constexpr int kOzakiRho = 53 - 8;  // rho = 45: significand gap between FP64 and BF16
 
-// The per-slice Ozaki shifts of one matrix: sigma[r] = 0.75 * 2^(v(r) + rho) with
-// v(r) = ceil(log2(max |A^(r)|)) over the whole matrix; slices r >= active are zero because
-// the residual A^(active) is zero everywhere. The 0.75 (Ozaki's original extraction constant)
+// The per-slice Ozaki shifts of one operand: sigma[r] = 0.75 * 2^(v(r) + rho) with
+// v(r) = ceil(log2(max |X^(r)|)) over the whole operand (after the packer's exact per-row or
+// per-column power-of-two scaling, pack.h); slices r >= active are zero because the residual
+// X^(active) is zero everywhere (or below 2^kFp64MinSliceExp, see pack.h).
+// Each slice is stored normalised: bf16(Z_r * norm[r]) with norm[r] = 2^-v(r), an exact
+// multiple of 2^-8 of magnitude <= 1, so a nonzero slice entry is always a normal BF16 number
+// in [2^-8, 1]; the driver multiplies the product of slices (i, j) by 2^(v_A(i) + v_B(j)).
+// Only the first `slices` slices are written (the route's depth d). The 0.75 (Ozaki's original extraction constant)
 // keeps x + sigma in one binade for |x| <= 2^v whatever the sign of x, so every entry of slice r
 // is on the 2^(v(r)-8) grid and v(r+1) <= v(r) - 9. With sigma = 2^(v+rho) instead, a
 // positive x lands on 2^(v-7) and each slice keeps only 8 bits: about 2^-8 per diagonal, 5.7x-22x
 // off Table 4, which this matches (tests/kernels/kernels_accuracy_test.cc).
 struct Fp64Scales {
     int active = 0;
+    int slices = kFp64Slices;
     double sigma[kFp64Slices] = {};
+    double norm[kFp64Slices] = {};
 };
 
 // max |A^(r)| over a run of values, A^(r) from A^(0) = x with sigma[0..r-1] (Eq. 14), and
@@ -50,14 +58,16 @@ struct SplitKernels {
     // Eq. (8): s_r = bf16_rne(x^(r)), x^(r+1) = x^(r) - s_r in FP32, r = 0, 1, 2.
     void (*fp32)(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2);
     AbsMax (*fp64_absmax)(const double* x, std::size_t n, const Fp64Scales& sc, int r);
-    // Eqs. (13)-(14): writes all six slices (zeros from sc.active on). Reports the worst
-    // nonzero slice that is not a normal BF16 value; the slices are then unusable.
-    SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]);
-    // fp64, and also resid_max[t] := max(resid_max[t], max |x^(t)|) for t < sc.active: what
-    // fp64_absmax(x, n, sc, t) computes, taken from the same residual chain (the packer
-    // speculates on the scales and checks them with these; pack.cc).
-    SliceStatus (*fp64_tracked)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
-                                double resid_max[6]);
+    // Eqs. (13)-(14): writes slices 0..sc.slices-1 (zeros from sc.active on), normalised by
+    // sc.norm. Reports the worst nonzero normalised slice that is not a normal BF16 value (a
+    // safety net: normalisation puts every nonzero slice entry in [2^-8, 1]).
+    SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices]);
+    // fp64, and also resid_max[t] := max(resid_max[t], max |x^(t)|) for t <= sc.slices: the
+    // residual before slice t (t = sc.slices: what the written slices leave). The packer
+    // speculates on the scales and checks them with these (pack.cc); the FP64 certificate
+    // bounds the truncation with them.
+    SliceStatus (*fp64_tracked)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                                double resid_max[kFp64Slices + 1]);
     // The packer's gather of one full block into a 1024-value tile in the packed order (A:
     // tile[r * 32 + kk]; B: tile[h * 512 + p * 32 + c * 2 + e] for K = 2p + e, column 16h + c).
     // Pure data movement; the instruction set only decides how it is done.
@@ -76,5 +86,12 @@ const SplitKernels& split_kernels();
 double ozaki_sigma(double maxabs);
 // v(r) back from sigma[r] > 0.
 inline int ozaki_v(double sigma) { return std::ilogb(sigma) - (kOzakiRho - 1); }  // 1.5 * 2^(v+rho-1)
+// Sets sc->norm[r] = 2^-v(r) for r < sc->active (v(r) >= kFp64MinSliceExp: exact).
+void set_slice_norms(Fp64Scales* sc);
+// The lowest slice exponent the packer keeps: a residual below 2^-1000 (relative to its row's
+// or column's largest entry) ends the chain instead of becoming a slice, so that 2^-v stays a
+// finite double. The truncation this leaves is far below every route's error (and counted by
+// the certificate, fp64_certificate.h).
+constexpr int kFp64MinSliceExp = -1000;
 
 }  // namespace amxblas::kernels

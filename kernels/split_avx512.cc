@@ -74,25 +74,26 @@ AbsMax fp64_absmax_avx512(const double* x, std::size_t n, const Fp64Scales& sc, 
 }
 
 template <bool Track>
-SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
+SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                               double* resid_max) {
     const __m512d tiny = _mm512_set1_pd(kBf16MinNormal);
     const __m512d huge = _mm512_set1_pd(kBf16MaxFinite);
     const __m512d zero = _mm512_setzero_pd();
     __mmask8 subnormal = 0, overflow = 0;
-    __m512d mx[kFp64Slices];
+    __m512d mx[kFp64Slices + 1];
     for (auto& m : mx) m = zero;
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512d v0 = _mm512_loadu_pd(x + i), v1 = _mm512_loadu_pd(x + i + 8);
-        for (int t = 0; t < kFp64Slices; ++t) {
+        for (int t = 0; t < sc.slices; ++t) {
+            if (Track) mx[t] = _mm512_max_pd(mx[t], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
             if (t >= sc.active) {
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), _mm256_setzero_si256());
                 continue;
             }
-            if (Track) mx[t] = _mm512_max_pd(mx[t], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
-            const __m512d sigma = _mm512_set1_pd(sc.sigma[t]);
-            const __m512d z0 = ozaki_chunk8(v0, sigma), z1 = ozaki_chunk8(v1, sigma);
+            const __m512d sigma = _mm512_set1_pd(sc.sigma[t]), norm = _mm512_set1_pd(sc.norm[t]);
+            const __m512d c0 = ozaki_chunk8(v0, sigma), c1 = ozaki_chunk8(v1, sigma);
+            const __m512d z0 = _mm512_mul_pd(c0, norm), z1 = _mm512_mul_pd(c1, norm);
             const __m512d a0 = _mm512_abs_pd(z0), a1 = _mm512_abs_pd(z1);
             subnormal |= _mm512_cmp_pd_mask(a0, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a0, zero, _CMP_NEQ_OQ);
             subnormal |= _mm512_cmp_pd_mask(a1, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a1, zero, _CMP_NEQ_OQ);
@@ -100,18 +101,21 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
             // Round-to-nearest double -> float (default MXCSR, as the portable cast), then RNE.
             const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(z0)), _mm512_cvtpd_ps(z1), 1);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), rne16(f));
-            v0 = _mm512_sub_pd(v0, z0);
-            v1 = _mm512_sub_pd(v1, z1);
+            v0 = _mm512_sub_pd(v0, c0);
+            v1 = _mm512_sub_pd(v1, c1);
         }
+        if (Track)
+            mx[sc.slices] = _mm512_max_pd(mx[sc.slices], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
     }
     int worst = overflow ? 2 : (subnormal ? 1 : 0);
     if (Track)
-        for (int t = 0; t < sc.active && t < kFp64Slices; ++t) {
+        for (int t = 0; t <= sc.slices; ++t) {
             const double m = _mm512_reduce_max_pd(mx[t]);
             if (m > resid_max[t]) resid_max[t] = m;
         }
     if (i < n) {
-        bf16_t* const tail[6] = {s[0] + i, s[1] + i, s[2] + i, s[3] + i, s[4] + i, s[5] + i};
+        bf16_t* tail[kFp64Slices] = {};
+        for (int t = 0; t < sc.slices; ++t) tail[t] = s[t] + i;
         const SplitKernels& p = split_kernels_portable();
         const int w = static_cast<int>(Track ? p.fp64_tracked(x + i, n - i, sc, tail, resid_max)
                                              : p.fp64(x + i, n - i, sc, tail));
@@ -120,12 +124,12 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
     return static_cast<SliceStatus>(worst);
 }
 
-SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6]) {
+SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices]) {
     return fp64_split_avx512<false>(x, n, sc, s, nullptr);
 }
 
-SliceStatus fp64_tracked_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[6],
-                                double resid_max[6]) {
+SliceStatus fp64_tracked_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                                double resid_max[kFp64Slices + 1]) {
     return fp64_split_avx512<true>(x, n, sc, s, resid_max);
 }
 

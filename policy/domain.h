@@ -22,40 +22,15 @@
 //      results to zero; below that the result is not FP32-accurate
 //                                                               else domain:underflow-risk
 //
-// FP64 (AMX-FP64: six Ozaki slices per operand, v(r) = ceil(log2 max|X^(r)|), sigma(r) =
-// 0.75 * 2^(v(r)+45), Z = fl(fl(X^(r) + sigma(r)) - sigma(r)), X_r = bf16(Z)). Facts used
-// (proved in domain.cc):
-//   (a) Z is a multiple of g(r) = 2^(v(r)-8) with |Z| <= 2^v(r), so it has at most 8
-//       significant bits and is a BF16 number when 2^-126 <= |Z| <= (2 - 2^-7) * 2^127;
-//   (b) |X^(r+1)| <= 2^(v(r)-9), so v(r+1) <= v(r) - 9 <= v(0) - 9(r+1);
-//   (c) every residual and slice entry is a multiple of 2^L, L = min over entries of the
-//       exponent of the lowest set bit (OperandSummary::min_lowbit), so a nonzero slice
-//       entry is >= 2^L, and slice r can be nonzero only if v(r) >= L, i.e.
-//       r <= (v(0) - L) / 9;
-//   (d) the panel sum of product (i, j) is a multiple of g_A(i) * g_B(j) and at most
-//       min(K, 256) * 2^(v_A(i) + v_B(j)) <= 2^24 g_A(i) g_B(j): exact in FP32 when no term
-//       or partial sum leaves the FP32 normal range.
+// FP64 (Ozaki slices of each row of op(A) and column of op(B) after an exact power-of-two
+// scaling, each slice stored normalised; kernels/pack.h, kernels/split.h): every nonzero
+// normalised slice entry lies in [2^-8, 1], every FP32 panel sum of a product of two slices is
+// an exact multiple of 2^-16 of magnitude <= 2^8, and the scalings are powers of two applied
+// in FP64. No finite input can leave the BF16 or FP32 range, so the only rules are:
 //   1. alpha and beta finite                                   else domain:nonfinite-scalar
 //   2. every entry finite                                       else domain:nonfinite
-//   3. every nonzero |x| >= 2^-126 (Eq. 2)                      else domain:subnormal
-//   4. every |x| <= (2 - 2^-7) * 2^127 (Eq. 2)                  else domain:too-large
-//   5. L >= -126 for each operand: by (c) every nonzero slice entry is then >= 2^-126, so
-//      by (a) all six slices are normal BF16 numbers. Sufficient, not necessary: bits below
-//      2^-126 that the split rounds away (they lie under every slice's grid) are harmless,
-//      but telling those apart needs v(1..5), which only the split computes; it checks
-//      exactly and returns the same reason              else domain:slice-subnormal
-//   6. no overflow: v_A(0) + v_B(0) + ceil(log2 min(K, 256)) <= 127, which by (b)
-//      and (d) bounds every product and panel sum by 2^127  else domain:overflow-risk
-//   7. no underflow: passes when L_A + L_B >= -126 (by (c) every nonzero product and partial
-//      sum is a multiple of 2^(L_A + L_B)). Otherwise, slice r's entries are multiples of
-//      2^max(v(r) - 8, L) with v(r) <= v(0) - 9r; forwards when some retained product (i, j)
-//      among the slices that can be nonzero, by (c), has
-//      max(v_A(0) - 9i - 8, L_A) + max(v_B(0) - 9j - 8, L_B) < -126: even with the largest
-//      exponents (b) allows, its granularity is below 2^-126, where AMX flushes terms and
-//      partial sums to zero. This is a screen, not a proof: when a residual shrinks faster
-//      than (b) requires, v(r) is smaller and the granularity finer; the exact rule on the
-//      split's actual exponents is check_fp64_slice_exponents(), for the kernels to apply.
-//                                                               else domain:underflow-risk
+// (Before the scaling, the FP64 rules also forwarded subnormal, too-large and slice-subnormal
+// inputs, and inputs whose slice products could overflow or underflow FP32: all gone.)
 #pragma once
 
 #include "kernels/emulated_gemm.h"
@@ -63,10 +38,7 @@
 
 namespace amxblas {
 
-inline constexpr double kBf16MinNormal = 0x1p-126;
-inline constexpr double kBf16MaxFinite = 0x1.FEp127;  // (2 - 2^-7) * 2^127
 inline constexpr double kFp32MinInput = 0x1p-103;     // 2^(-126 + 23)
-inline constexpr int kPanelK = 256;                  // BK: terms in one FP32 panel sum
 
 // The summaries the scan computed, for callers (the kernels) that want to reuse them. When
 // op(A) alone decides the reason (a nonfinite entry), b is left unscanned (all zero).
@@ -75,30 +47,11 @@ struct DomainScan {
 };
 
 const char* check_sgemm_domain(const kernels::GemmArgs<float>& args, DomainScan* scan = nullptr);
-// products: 6, 10, 15 or 21 (the route's retained component products).
-const char* check_dgemm_domain(const kernels::GemmArgs<double>& args, int products,
-                               DomainScan* scan = nullptr);
+const char* check_dgemm_domain(const kernels::GemmArgs<double>& args, DomainScan* scan = nullptr);
 
 // The rules above on precomputed summaries (pure; what check_*_domain apply after the scan).
 const char* check_gemm_scalars(double alpha, double beta);  // rule 1
 const char* fp32_domain_rule(const OperandSummary& a, const OperandSummary& b, int k);
-const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b, int products,
-                             int k);
-
-// 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6: the d of S_d = {(i, j) : i + j < d} (paper Eq. 15); else 0.
-int fp64_schedule_depth(int products);
-
-// The exact product-range rule on the exponents the FP64 split actually found, for the
-// kernels to call once they know them (before any product is formed): for every retained
-// (i, j) with i < a.active and j < b.active,
-//   overflow:  v_A(i) + v_B(j) + ceil(log2 min(K, 256)) <= 127      else domain:overflow-risk
-//   underflow: v_A(i) + v_B(j) - 16 >= -126 (granularity, fact (d)) else domain:underflow-risk
-// v(r) = ceil(log2 max|X^(r)|), i.e. ilogb(sigma_r) - 44 for sigma_r = 0.75 * 2^(v(r)+45).
-struct SliceExponents {
-    int active = 0;  // slices 0..active-1 are nonzero
-    int v[6] = {};
-};
-const char* check_fp64_slice_exponents(const SliceExponents& a, const SliceExponents& b,
-                                       int products, int k);
+const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b);
 
 }  // namespace amxblas

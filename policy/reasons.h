@@ -26,16 +26,14 @@ inline constexpr char backend_no_avx512_bf16[] = "backend:no-avx512-bf16";
 // The domain scan (policy/domain.h).
 inline constexpr char domain_nonfinite_scalar[] = "domain:nonfinite-scalar";
 inline constexpr char domain_nonfinite[] = "domain:nonfinite";
-inline constexpr char domain_subnormal[] = "domain:subnormal";
-inline constexpr char domain_too_large[] = "domain:too-large";
 inline constexpr char domain_too_small[] = "domain:too-small";
 inline constexpr char domain_slice_subnormal[] = "domain:slice-subnormal";
 inline constexpr char domain_overflow_risk[] = "domain:overflow-risk";
 inline constexpr char domain_underflow_risk[] = "domain:underflow-risk";
 
 // Returned by the kernels (kernels/emulated_gemm.h) after the policy routed the call; listed
-// here so that the table and its test cover them ("domain:slice-subnormal" above is shared:
-// the policy's pre-check and the split's exact check report the same condition).
+// here so that the table and its test cover them ("domain:slice-subnormal" above and
+// "domain:slice-overflow" are the FP64 split's safety net).
 inline constexpr char backend_not_built[] = "backend:not-built";
 inline constexpr char backend_not_runnable[] = "backend:not-runnable";
 inline constexpr char domain_slice_overflow[] = "domain:slice-overflow";

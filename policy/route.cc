@@ -16,6 +16,8 @@ const char* route_name(Route r) {
         case Route::amx_fp64_10: return "amx-fp64-10";
         case Route::amx_fp64_15: return "amx-fp64-15";
         case Route::amx_fp64_21: return "amx-fp64-21";
+        case Route::amx_fp64_28: return "amx-fp64-28";
+        case Route::amx_fp64_36: return "amx-fp64-36";
     }
     return "forward";
 }
@@ -26,6 +28,8 @@ Route fp64_route(int products) {
         case 10: return Route::amx_fp64_10;
         case 15: return Route::amx_fp64_15;
         case 21: return Route::amx_fp64_21;
+        case 28: return Route::amx_fp64_28;
+        case 36: return Route::amx_fp64_36;
         default: return Route::forward;
     }
 }
@@ -37,6 +41,8 @@ int route_products(Route r) {
         case Route::amx_fp64_10: return 10;
         case Route::amx_fp64_15: return 15;
         case Route::amx_fp64_21: return 21;
+        case Route::amx_fp64_28: return 28;
+        case Route::amx_fp64_36: return 36;
         case Route::forward:
         case Route::beta_scale: return 0;
     }
@@ -168,8 +174,6 @@ constexpr ReasonEntry kReasons[] = {
     {reason::backend_no_avx512_bf16, ReasonKind::forward},
     {reason::domain_nonfinite_scalar, ReasonKind::forward},
     {reason::domain_nonfinite, ReasonKind::forward},
-    {reason::domain_subnormal, ReasonKind::forward},
-    {reason::domain_too_large, ReasonKind::forward},
     {reason::domain_too_small, ReasonKind::forward},
     {reason::domain_slice_subnormal, ReasonKind::forward},
     {reason::domain_overflow_risk, ReasonKind::forward},

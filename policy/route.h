@@ -14,12 +14,22 @@ enum class Precision { fp32, fp64 };
 // beta_scale: K = 0 or ALPHA = 0, so C := BETA*C, done by the shim itself exactly as the
 // reference BLAS does it (A and B never read). Forwarding is not enough: OpenBLAS 0.3.21
 // computes 0*A*B for ALPHA = 0 and lets a NaN or Inf in A or B reach C.
-enum class Route { forward, beta_scale, amx_fp32, amx_fp64_6, amx_fp64_10, amx_fp64_15, amx_fp64_21 };
+enum class Route {
+    forward,
+    beta_scale,
+    amx_fp32,
+    amx_fp64_6,
+    amx_fp64_10,
+    amx_fp64_15,
+    amx_fp64_21,
+    amx_fp64_28,
+    amx_fp64_36,
+};
 
 // "amx-fp32", "amx-fp64-10", ..., "beta-scale" or "forward": the log's route= field.
 const char* route_name(Route r);
-Route fp64_route(int products);  // 6, 10, 15, 21 -> the matching route; else forward
-int route_products(Route r);     // 6, 10, 15, 21 for FP64 routes; 6 for FP32; 0 for forward
+Route fp64_route(int products);  // 6, 10, 15, 21, 28, 36 -> the matching route; else forward
+int route_products(Route r);     // 6 ... 36 for FP64 routes; 6 for FP32; 0 for forward
 
 // One GEMM call in column-major form (a row-major CBLAS call is converted before this).
 struct GemmCall {

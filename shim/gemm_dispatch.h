@@ -50,9 +50,9 @@ const char* emulate(const kernels::GemmArgs<T>& args, const kernels::RunOptions&
 }
 
 template <typename T>
-const char* check_domain(const kernels::GemmArgs<T>& args, int products) {
+const char* check_domain(const kernels::GemmArgs<T>& args) {
     if constexpr (std::is_same_v<T, float>) return check_sgemm_domain(args);
-    else return check_dgemm_domain(args, products);
+    else return check_dgemm_domain(args);
 }
 
 // rec arrives with the caller's view of the call (layout, transposes, sizes) filled in.
@@ -83,7 +83,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
     if (d.route == Route::beta_scale) {
         beta_scale(args);
     } else if (d.route != Route::forward) {
-        reason = check_domain(args, route_products(d.route));
+        reason = check_domain(args);
         if (!reason) {
             const RoutedCallShare share(d.threads);
             kernels::RunOptions opt;

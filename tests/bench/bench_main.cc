@@ -228,8 +228,7 @@ const char* run_route(Route r, const Problem& p, const Options& o, std::vector<f
 const char* domain_scan(Route r, const Problem& p) {
     const Shape& s = p.s;
     if (route_is_fp64(r))
-        return check_dgemm_domain({'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, nullptr, s.m},
-                                  route_products(r));
+        return check_dgemm_domain({'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, nullptr, s.m});
     return check_sgemm_domain({'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, nullptr, s.m});
 }
 

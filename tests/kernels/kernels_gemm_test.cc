@@ -1,6 +1,7 @@
 // The emulated GEMM entry points against OpenBLAS: general shapes, transposes, leading
 // dimensions, alpha/beta, beta = 0 over NaN, bitwise reproducibility of the FP64 path,
 // and the failure contract (reason returned, C untouched).
+#include <algorithm>
 #include <fstream>
 
 #include "policy/domain.h"
@@ -32,9 +33,10 @@ Problem<T> make_problem(char ta, char tb, int m, int n, int k, T alpha, T beta, 
 // Elementwise bound on |C - C_openblas|. FP32: three RNE slices leave 2^-24 relative per
 // operand; omitted products and FP32 accumulation add O(K) units of 2^-24 of |A||B| (the
 // OpenBLAS reference has the same order of error). FP64 with d diagonals: slices are scaled to
-// the matrix maximum, so the omitted tail is bounded by K max|A| max|B| times about
-// 24 * 2^-9d (six products per diagonal, each slice <= 2^(v - 9i) < 2^(1 - 9i) max), and the
-// six-slice residuals by 2^-53 max (kernels_split_test.cc); plus FP64 rounding of the sums.
+// each row's (column's) maximum, so the omitted tail is bounded by K max|A(i,:)| max|B(:,j)|
+// times about 32 * 2^-9d (d products per diagonal, each slice <= 2^(v - 9i) < 2^(1 - 9i) of
+// the row maximum), and the residuals by 2^-53 of it (kernels_split_test.cc); plus FP64
+// rounding of the sums.
 template <typename T>
 double tolerance(const Problem<T>& p, const std::vector<double>& ab, std::size_t idx, const T c0, int products,
                  double maxa, double maxb) {
@@ -43,7 +45,7 @@ double tolerance(const Problem<T>& p, const std::vector<double>& ab, std::size_t
     if constexpr (sizeof(T) == 4) {
         return 0x1p-23 * (k + 8) * (alpha * ab[idx] + beta_c);
     } else {
-        const int d = products == 6 ? 3 : products == 10 ? 4 : products == 15 ? 5 : 6;
+        const int d = fp64_depth(products);
         const double tail = std::ldexp(32.0, -9 * d) + 0x1p-50;
         return alpha * k * maxa * maxb * tail + 0x1p-50 * (k + 4) * (alpha * ab[idx] + beta_c);
     }
@@ -59,11 +61,17 @@ void check_against_blas(Problem<T>& p, int products, int threads) {
     else why = emulate_dgemm(p.g, kt::options(products, threads));
     if (why) fail_msg("forwarded: %s", why);
     const std::vector<double> ab = kt::abs_product(p.g);
-    double maxa = 0, maxb = 0;
+    // FP32: the matrix maxima; FP64: each row's and column's (the FP64 split's scaling).
+    std::vector<double> maxa(p.g.m), maxb(p.g.n);
     for (int i = 0; i < p.g.m; ++i)
-        for (int l = 0; l < p.g.k; ++l) maxa = std::fmax(maxa, std::fabs(double(kt::op_at(p.g.transa, p.g.a, p.g.lda, i, l))));
+        for (int l = 0; l < p.g.k; ++l) maxa[i] = std::fmax(maxa[i], std::fabs(double(kt::op_at(p.g.transa, p.g.a, p.g.lda, i, l))));
     for (int l = 0; l < p.g.k; ++l)
-        for (int j = 0; j < p.g.n; ++j) maxb = std::fmax(maxb, std::fabs(double(kt::op_at(p.g.transb, p.g.b, p.g.ldb, l, j))));
+        for (int j = 0; j < p.g.n; ++j) maxb[j] = std::fmax(maxb[j], std::fabs(double(kt::op_at(p.g.transb, p.g.b, p.g.ldb, l, j))));
+    if constexpr (sizeof(T) == 4) {
+        const double ma = *std::max_element(maxa.begin(), maxa.end()), mb = *std::max_element(maxb.begin(), maxb.end());
+        std::fill(maxa.begin(), maxa.end(), ma);
+        std::fill(maxb.begin(), maxb.end(), mb);
+    }
     for (int j = 0; j < p.g.n; ++j)
         for (int i = 0; i < p.g.ldc; ++i) {
             const std::size_t idx = i + std::size_t(j) * p.g.ldc;
@@ -71,7 +79,7 @@ void check_against_blas(Problem<T>& p, int products, int threads) {
                 assert_memory_equal(&p.c[idx], &c0[idx], sizeof(T));
                 continue;
             }
-            const double tol = tolerance(p, ab, i + std::size_t(j) * p.g.m, c0[idx], products, maxa, maxb);
+            const double tol = tolerance(p, ab, i + std::size_t(j) * p.g.m, c0[idx], products, maxa[i], maxb[j]);
             const double d = double(p.c[idx]) - double(want[idx]);
             if (!(std::fabs(d) <= tol))
                 fail_msg("%c%c m=%d n=%d k=%d alpha=%g beta=%g products=%d: C(%d,%d) = %.17g, OpenBLAS %.17g, tol %.3g",
@@ -84,7 +92,8 @@ const int kSizes[] = {1, 2, 31, 32, 33, 255, 256, 257, 300};
 constexpr int kNumSizes = 9;
 const char kTrans[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 't'}};
 const double kAlphaBeta[][2] = {{1, 0}, {-0.5, 1}, {1, -0.5}, {-0.5, 0}, {1, 1}, {-0.5, -0.5}};
-const int kProducts[] = {6, 10, 15, 21};
+const int kProducts[] = {6, 10, 15, 21, 28, 36};
+constexpr int kNumProducts = 6;
 
 // Shapes (S[i], S[i+4], S[i+7]) (indices mod 9): every size appears once in every dimension.
 template <typename T>
@@ -95,7 +104,7 @@ void shapes_test() {
         const int m = kSizes[i], n = kSizes[(i + 4) % kNumSizes], k = kSizes[(i + 7) % kNumSizes];
         for (const auto& t : kTrans) {
             const auto& ab = kAlphaBeta[q % 6];
-            const int products = kProducts[q % 4];
+            const int products = kProducts[q % kNumProducts];
             ++q;
             Problem<T> p = make_problem<T>(t[0], t[1], m, n, k, T(ab[0]), T(ab[1]), 100 + q);
             check_against_blas(p, products, 1 + q % 2);
@@ -113,7 +122,7 @@ void big_shape_test() {
     int q = 0;
     for (const auto& t : kTrans) {
         Problem<T> p = make_problem<T>(t[0], t[1], m, n, k, T(-0.5), T(q % 2 ? 0 : 1), 7 + q, 5);
-        check_against_blas(p, kProducts[q % 4], 2);
+        check_against_blas(p, kProducts[q % kNumProducts], 2);
         ++q;
     }
 }
@@ -145,7 +154,7 @@ void test_workspace_cap(void**) {
     Problem<double> p = make_problem<double>('N', 'N', 70, 50, 40, 1.0, 0.5, 3);
     const std::vector<double> c0 = p.c;
     RunOptions o = kt::options(10, 2);
-    o.workspace_cap_bytes = dgemm_workspace_bytes(70, 50, 40, 2) - 1;
+    o.workspace_cap_bytes = dgemm_workspace_bytes(70, 50, 40, 2, 10) - 1;
     assert_string_equal(emulate_dgemm(p.g, o), "memory:workspace-cap");
     assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
     Problem<float> s = make_problem<float>('T', 'N', 70, 50, 40, 1.0f, 0.5f, 4);
@@ -157,7 +166,10 @@ void test_workspace_cap(void**) {
     assert_null(emulate_sgemm(s.g, o));
     // 3 slices x 2 bytes per padded element of A and B, plus the per-thread block scratch.
     assert_true(sgemm_workspace_bytes(256, 256, 256, 1) == 2 * 3 * 2 * 256 * 256 + 256 * 256 * 4 + 4096);
+    // FP64: d slices for d(d+1)/2 products.
     assert_true(dgemm_workspace_bytes(256, 256, 256, 1) == 2 * 6 * 2 * 256 * 256 + 256 * 256 * 8 + 4096);
+    assert_true(dgemm_workspace_bytes(256, 256, 256, 1, 36) == 2 * 8 * 2 * 256 * 256 + 256 * 256 * 8 + 4096);
+    assert_true(dgemm_workspace_bytes(256, 256, 256, 1, 6) == 2 * 3 * 2 * 256 * 256 + 256 * 256 * 8 + 4096);
 }
 
 void test_alloc_failure(void**) {
@@ -171,33 +183,32 @@ void test_alloc_failure(void**) {
     assert_true(dummy[0] == 1 && dummy[3] == 4);
 }
 
-void test_slice_subnormal_fails_cleanly(void**) {
-    Problem<double> p = make_problem<double>('N', 'N', 40, 33, 20, 1.0, 0.0, 5);
-    for (auto& x : p.a) x = 0;
-    p.a[3] = 0x1p-100 + 0x1p-140;  // second slice 2^-140: not a normal BF16
-    const std::vector<double> c0 = p.c;
-    assert_string_equal(emulate_dgemm(p.g, kt::options(21, 2)), "domain:slice-subnormal");
-    assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
+// Rows of op(A) and columns of op(B) 2^600 apart, subnormal entries and bits far below 2^-126:
+// before the exact row/column scaling these were forwarded (domain:subnormal, too-large,
+// slice-subnormal, underflow-risk); now they route, within each row's and column's tolerance.
+void test_wide_ranges_route(void**) {
+    for (int products : {10, 21, 36}) {
+        Problem<double> p = make_problem<double>('N', 'T', 40, 33, 20, 1.0, 0.5, 5 + products);
+        for (int l = 0; l < 20; ++l)
+            for (int i = 0; i < 40; ++i) p.a[i + std::size_t(l) * p.g.lda] *= std::ldexp(1.0, 40 * (i % 15) - 300);
+        for (int l = 0; l < 20; ++l)
+            for (int j = 0; j < 33; ++j) p.b[j + std::size_t(l) * p.g.ldb] *= std::ldexp(1.0, 300 - 37 * (j % 17));
+        p.a[3] = 0x1p-100 + 0x1p-140;
+        p.a[7] = 4.9e-324;
+        p.a[7 + p.g.lda] = -0x1p-1070;
+        check_against_blas(p, products, 2);
+    }
 }
 
-// The policy's pre-scan only knows v(0) and the lowest set bit L, and assumes v(r) <= v(0) - 8r.
-// Here A and B have max 0.75 (v(0) = 0) and entries 2^-50 + 2^-100 (L = -100): the residual
-// drops from 2^-8 to 2^-49 and then to 2^-100, so the slices have v = 0, -49, -100. The screen's
-// coarsest granularity, -8(i + j) - 16 >= -56, lets the call through; the exact rule on the
-// split's exponents sees (1, 2): -49 - 100 - 16 = -165 < -126, a product AMX would flush.
-void test_fast_shrinking_residual_underflows(void**) {
+// A residual that shrinks faster than 9 bits a slice (entries 0.75 and 2^-50 + 2^-100: v = 0,
+// -49, -100): the slice products span 2^-165, which unnormalised slices could not hold in FP32
+// (this was domain:underflow-risk); normalised slices route it.
+void test_fast_shrinking_residual_routes(void**) {
     Problem<double> p = make_problem<double>('N', 'T', 37, 41, 29, 1.0, 0.5, 12);
     for (auto* x : {&p.a, &p.b})
         for (std::size_t i = 0; i < x->size(); ++i) (*x)[i] = i % 3 == 0 ? 0.75 : 0x1p-50 + 0x1p-100;
-    assert_null(amxblas::check_dgemm_domain(p.g, 21));
-    const std::vector<double> c0 = p.c;
-    for (int products : {10, 15, 21}) {
-        assert_string_equal(emulate_dgemm(p.g, kt::options(products, 2)), "domain:underflow-risk");
-        assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
-    }
-    // Six products keep i + j <= 2: (0, 2) is 0 - 100 - 16 = -116 and (1, 1) is -114, in range.
-    assert_null(amxblas::check_dgemm_domain(p.g, 6));
-    assert_null(emulate_dgemm(p.g, kt::options(6, 2)));
+    assert_null(amxblas::check_dgemm_domain(p.g));
+    for (int products : {6, 21}) check_against_blas(p, products, 2);
 }
 
 void test_beta_zero_ignores_nan(void**) {
@@ -230,8 +241,8 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_dgemm_bitwise_reproducible),
         cmocka_unit_test(test_workspace_cap),
         cmocka_unit_test(test_alloc_failure),
-        cmocka_unit_test(test_slice_subnormal_fails_cleanly),
-        cmocka_unit_test(test_fast_shrinking_residual_underflows),
+        cmocka_unit_test(test_wide_ranges_route),
+        cmocka_unit_test(test_fast_shrinking_residual_routes),
         cmocka_unit_test(test_beta_zero_ignores_nan),
         cmocka_unit_test(test_bad_product_count),
     };

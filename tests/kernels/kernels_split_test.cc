@@ -63,16 +63,18 @@ void test_fp32_split_reconstructs(void**) {
 // The FP64 residual bound. With v = ceil(log2 max|A^(r)|) and sigma = 0.75 * 2^(v+45),
 // fl(x + sigma) lies in [1.5 * 2^(v+44) - 2^v, 1.5 * 2^(v+44) + 2^v], inside one binade whose
 // FP64 spacing is 2^(v-8), so Z is x rounded to nearest on the 2^(v-8) grid for either sign:
-// |A^(r+1)| <= 2^(v-9) entrywise, hence v(r+1) <= v(r) - 9, and after six slices
-//     |A^(6)|_ij <= 2^(v(5) - 9) <= 2^(v(0) - 54)   (<= 2^-53 max|A|, since 2^v(0) < 2 max|A|).
-// Z has at most 8 significant bits (a multiple of 2^(v-8) no larger than 2^v), so a nonzero
-// slice entry in the normal range is an exact BF16 value and the residual update is exact.
+// |A^(r+1)| <= 2^(v-9) entrywise, hence v(r+1) <= v(r) - 9, and after eight slices
+//     |A^(8)|_ij <= 2^(v(7) - 9) <= 2^(v(0) - 72).
+// Z has at most 8 significant bits (a multiple of 2^(v-8) no larger than 2^v), so the stored
+// slice Z * 2^-v, a multiple of 2^-8 in [-1, 1], is an exact normal BF16 value (or zero) and
+// the residual update is exact.
 void check_fp64_split(const std::vector<double>& x, const SplitKernels& sk) {
     const OperandView<double> v{'N', int(x.size()), 1, x.data(), int(x.size())};
     Fp64Scales sc;
-    assert_null(fp64_scales(v, sk, 1, &sc));
+    assert_null(fp64_scales(v, sk, 1, kFp64Slices, &sc));
     std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(x.size()));
-    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
+    bf16_t* sp[kFp64Slices];
+    for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
     assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp)), int(SliceStatus::ok));
     double mx = 0;
     for (double e : x) mx = std::fmax(mx, std::fabs(e));
@@ -80,16 +82,16 @@ void check_fp64_split(const std::vector<double>& x, const SplitKernels& sk) {
         assert_true(sc.sigma[t] == std::ldexp(0.75, ozaki_v(sc.sigma[t]) + kOzakiRho));
         if (t > 0 && !(ozaki_v(sc.sigma[t]) <= ozaki_v(sc.sigma[t - 1]) - 9)) fail_msg("v(%d) not 9 below v(%d)", t, t - 1);
     }
-    const double bound = mx == 0 ? 0 : std::ldexp(1.0, ozaki_v(sc.sigma[0]) - 54);
+    const double bound = mx == 0 ? 0 : std::ldexp(1.0, ozaki_v(sc.sigma[0]) - 9 * kFp64Slices);
     for (std::size_t i = 0; i < x.size(); ++i) {
         double res = x[i];
         for (int t = 0; t < kFp64Slices; ++t) {
             const bf16_t h = s[t][i];
             assert_true(h == 0 || h == 0x8000 || (((h >> 7) & 0xFF) != 0 && ((h >> 7) & 0xFF) != 0xFF));
             if (t >= sc.active) assert_true((h & 0x7FFF) == 0);
-            const double z = double(bf16_to_float(h));
-            if (t < sc.active && std::fmod(z, std::ldexp(1.0, ozaki_v(sc.sigma[t]) - 8)) != 0) fail_msg("slice %d off grid x=%a", t, x[i]);
-            res -= z;
+            const double zn = double(bf16_to_float(h));
+            if (!(std::fabs(zn) <= 1.0) || std::fmod(zn, 0x1p-8) != 0) fail_msg("slice %d not normalised x=%a", t, x[i]);
+            if (t < sc.active) res -= std::ldexp(zn, ozaki_v(sc.sigma[t]));
             if (t < sc.active && t + 1 < kFp64Slices) {
                 // |A^(t+1)| <= 2^(v(t) - 9)
                 if (!(std::fabs(res) <= std::ldexp(1.0, ozaki_v(sc.sigma[t]) - 9))) fail_msg("step %d x=%a", t, x[i]);
@@ -112,9 +114,10 @@ void test_fp64_split_odd(void**) {
     x[0] = 1.0 - 0x1p-9;  // a tie on the 2^-8 grid
     x[1] = -x[0];
     Fp64Scales sc;
-    assert_null(fp64_scales({'N', int(x.size()), 1, x.data(), int(x.size())}, sk, 1, &sc));
+    assert_null(fp64_scales({'N', int(x.size()), 1, x.data(), int(x.size())}, sk, 1, kFp64Slices, &sc));
     std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(x.size()));
-    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
+    bf16_t* sp[kFp64Slices];
+    for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
     assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp)), 0);
     for (std::size_t i = 0; i < x.size(); i += 2)
         for (int t = 0; t < kFp64Slices; ++t)
@@ -133,6 +136,7 @@ void test_fp64_split_bounds(void**) {
     check_fp64_split({1.0, -2.0, 0x1p-30, -0.5}, sk);
     check_fp64_split({0x1p100, 1.0, -3.0, 0x1.23456789abcdep-20}, sk);  // one huge entry
     check_fp64_split({1.0, 0x1p-120, -0x1.8p-121}, sk);                 // tiny entries
+    check_fp64_split({0x1p-100 + 0x1p-140, 1e-300, 4.9e-324}, sk);      // bits far below 2^-126
     check_fp64_split({-0x1.fffffffffffffp0, 0x1.0000000000001p0}, sk);  // full significands
 }
 
@@ -140,43 +144,48 @@ void test_fp64_split_zero_and_powers(void**) {
     const SplitKernels& sk = split_kernels_portable();
     std::vector<double> z(40, 0.0);
     Fp64Scales sc;
-    assert_null(fp64_scales({'N', 40, 1, z.data(), 40}, sk, 1, &sc));
+    assert_null(fp64_scales({'N', 40, 1, z.data(), 40}, sk, 1, kFp64Slices, &sc));
     assert_int_equal(sc.active, 0);
     std::vector<double> p = {4.0, -4.0, 0.5, 0x1p-100};
-    assert_null(fp64_scales({'N', 4, 1, p.data(), 4}, sk, 1, &sc));
-    std::vector<std::vector<bf16_t>> s(6, std::vector<bf16_t>(4));
-    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
+    assert_null(fp64_scales({'N', 4, 1, p.data(), 4}, sk, 1, kFp64Slices, &sc));
+    std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(4));
+    bf16_t* sp[kFp64Slices];
+    for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
     assert_int_equal(int(sk.fp64(p.data(), 4, sc, sp)), 0);
-    assert_int_equal(s[0][0], bf16_rne(4.0f));
-    assert_int_equal(s[0][1], bf16_rne(-4.0f));
-    assert_int_equal(s[0][2], bf16_rne(0.5f));
+    assert_int_equal(s[0][0], bf16_rne(1.0f));  // 4 / 2^v(0), v(0) = 2
+    assert_int_equal(s[0][1], bf16_rne(-1.0f));
+    assert_int_equal(s[0][2], bf16_rne(0.125f));
     assert_int_equal(s[0][3], 0);                  // far below 2^(v - 8): left to later slices
-    assert_int_equal(s[1][3], bf16_rne(0x1p-100f));
-    for (int t = 1; t < 6; ++t) assert_int_equal(s[t][0], 0);
+    assert_int_equal(s[1][3], bf16_rne(1.0f));    // 2^-100 / 2^v(1), v(1) = -100
+    for (int t = 1; t < kFp64Slices; ++t) assert_int_equal(s[t][0], 0);
     assert_int_equal(sc.active, 2);  // nothing left after slice 1
 }
 
-void test_fp64_split_subnormal_slice_reported(void**) {
-    // 2^-100 + 2^-140: the second slice would be 2^-140, not a normal BF16.
-    std::vector<double> x = {0x1p-100 + 0x1p-140, 0.0};
+// Normalised slices stay normal BF16 numbers at both ends of the range: bits far below 2^-126
+// (2^-100 + 2^-140: its second slice is 2^-140, stored as 1.0), the largest BF16 and the value
+// past it that rounds up to 2^128 on its grid (stored as 1.0 with v = 128). Inf/NaN is reported.
+void test_fp64_split_extremes_normalised(void**) {
     const SplitKernels& sk = split_kernels_portable();
     Fp64Scales sc;
-    assert_null(fp64_scales({'N', 2, 1, x.data(), 2}, sk, 1, &sc));
-    std::vector<std::vector<bf16_t>> s(6, std::vector<bf16_t>(2));
-    bf16_t* const sp[6] = {s[0].data(), s[1].data(), s[2].data(), s[3].data(), s[4].data(), s[5].data()};
-    assert_int_equal(int(sk.fp64(x.data(), 2, sc, sp)), int(SliceStatus::subnormal));
-    // The largest BF16, (2 - 2^-7) * 2^127 = 255 * 2^120, is on its own 2^(v-8) = 2^120 grid
-    // (v = 128): one exact slice. Just past Eq. (2)'s domain, 255.5 * 2^120 is a tie that
-    // rounds to 2^128: not a finite BF16.
+    std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(2));
+    bf16_t* sp[kFp64Slices];
+    for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
+    std::vector<double> x = {0x1p-100 + 0x1p-140, 0.0};
+    assert_null(fp64_scales({'N', 2, 1, x.data(), 2}, sk, 1, kFp64Slices, &sc));
+    assert_int_equal(int(sk.fp64(x.data(), 2, sc, sp)), int(SliceStatus::ok));
+    assert_int_equal(s[0][0], bf16_rne(0.5f));
+    assert_int_equal(s[1][0], bf16_rne(1.0f));
+    assert_int_equal(ozaki_v(sc.sigma[1]), -140);
     std::vector<double> top = {0x1.FEp127, 1.0};
-    assert_null(fp64_scales({'N', 2, 1, top.data(), 2}, sk, 1, &sc));
+    assert_null(fp64_scales({'N', 2, 1, top.data(), 2}, sk, 1, kFp64Slices, &sc));
     assert_int_equal(int(sk.fp64(top.data(), 2, sc, sp)), int(SliceStatus::ok));
-    assert_int_equal(s[0][0], 0x7F7F);
+    assert_int_equal(s[0][0], 0x3F7F);  // 255/256
     std::vector<double> past = {0x1.FF8p127, 1.0};
-    assert_null(fp64_scales({'N', 2, 1, past.data(), 2}, sk, 1, &sc));
-    assert_int_equal(int(sk.fp64(past.data(), 2, sc, sp)), int(SliceStatus::overflow));
+    assert_null(fp64_scales({'N', 2, 1, past.data(), 2}, sk, 1, kFp64Slices, &sc));
+    assert_int_equal(int(sk.fp64(past.data(), 2, sc, sp)), int(SliceStatus::ok));
+    assert_int_equal(s[0][0], bf16_rne(1.0f));
     std::vector<double> bad = {1.0, NAN};
-    assert_string_equal(fp64_scales({'N', 2, 1, bad.data(), 2}, sk, 1, &sc), "domain:nonfinite");
+    assert_string_equal(fp64_scales({'N', 2, 1, bad.data(), 2}, sk, 1, kFp64Slices, &sc), "domain:nonfinite");
 }
 
 // The AVX-512 split must be the portable split, bit for bit (tails included).
@@ -201,15 +210,19 @@ void test_avx512_split_bitwise(void**) {
         std::vector<double> xd(n);
         for (auto& e : xd) e = std::ldexp(r.uniform(), int(r.uniform() * range));
         Fp64Scales sp, sv;
-        assert_null(fp64_scales({'N', int(n), 1, xd.data(), int(n)}, p, 1, &sp));
-        assert_null(fp64_scales({'N', 97, int(n / 97), xd.data(), 97}, v, 2, &sv));
+        assert_null(fp64_scales({'N', int(n), 1, xd.data(), int(n)}, p, 1, kFp64Slices, &sp));
+        assert_null(fp64_scales({'N', 97, int(n / 97), xd.data(), 97}, v, 2, kFp64Slices, &sv));
         assert_int_equal(sp.active, sv.active);
         assert_memory_equal(sp.sigma, sv.sigma, sizeof sp.sigma);
-        std::vector<bf16_t> c[6], d[6];
-        bf16_t *pc[6], *pd[6];
-        for (int s = 0; s < 6; ++s) c[s].resize(n), d[s].resize(n), pc[s] = c[s].data(), pd[s] = d[s].data();
+        std::vector<bf16_t> c[kFp64Slices], d[kFp64Slices];
+        bf16_t *pc[kFp64Slices], *pd[kFp64Slices];
+        for (int s = 0; s < kFp64Slices; ++s) c[s].resize(n), d[s].resize(n), pc[s] = c[s].data(), pd[s] = d[s].data();
         assert_int_equal(int(p.fp64(xd.data(), n, sp, pc)), int(v.fp64(xd.data(), n, sp, pd)));
-        for (int s = 0; s < 6; ++s) assert_memory_equal(c[s].data(), d[s].data(), n * sizeof(bf16_t));
+        for (int s = 0; s < kFp64Slices; ++s) assert_memory_equal(c[s].data(), d[s].data(), n * sizeof(bf16_t));
+        double rp[kFp64Slices + 1] = {}, rv[kFp64Slices + 1] = {};
+        p.fp64_tracked(xd.data(), n, sp, pc, rp);
+        v.fp64_tracked(xd.data(), n, sp, pd, rv);
+        assert_memory_equal(rp, rv, sizeof rp);
         for (int rr = 0; rr < 6; ++rr) {
             const AbsMax mp = p.fp64_absmax(xd.data(), n, sp, rr), mv = v.fp64_absmax(xd.data(), n, sp, rr);
             assert_true(mp.value == mv.value);
@@ -243,9 +256,13 @@ void check_pack_bitwise(char trans, bool is_a, int rows, int cols, int threads) 
         if constexpr (sizeof(T) == 4) {
             (is_a ? pack_a_fp32 : pack_b_fp32)(v, out, *tables[t], threads);
         } else {
+            // Scales of the unscaled operand are valid for the scaled one too (|x| only shrinks).
             Fp64Scales sc;
-            assert_null(fp64_scales(v, *tables[t], threads, &sc));
-            assert_null((is_a ? pack_a_fp64 : pack_b_fp64)(v, sc, out, *tables[t], threads));
+            assert_null(fp64_scales(v, *tables[t], threads, kFp64Slices, &sc));
+            std::vector<int> exps(outer);
+            bool nonzero;
+            assert_null(fp64_outer_exponents(v, is_a, threads, exps.data(), &nonzero));
+            assert_null((is_a ? pack_a_fp64 : pack_b_fp64)(v, exps.data(), sc, out, *tables[t], threads));
         }
     }
     for (std::size_t i = 0; i < buf[0].size(); ++i)
@@ -266,38 +283,74 @@ void test_avx512_pack_bitwise(void**) {
                 }
 }
 
-// split_pack_*_fp64 (speculative scales, checked) against fp64_scales + pack_*_fp64: the same
-// scales, buffers and reason, whichever way the speculation goes: dense data (confirmed),
-// short values (the chain ends early), a residual that shrinks faster than 8 bits a slice
-// (refuted, then the sequential passes), zeros, and a slice below 2^-126.
+// split_pack_*_fp64 (exact row/column scaling, speculative scales, checked) against the
+// reference: op(X) scaled explicitly with ldexp, fp64_scales + pack_*_fp64 on that copy. The
+// same scales, buffers, residual maxima and reason, whichever way the speculation goes: dense
+// data (confirmed), short values (the chain ends early), a residual that shrinks faster than
+// 9 bits a slice (refuted, repacked), zeros, rows far apart in magnitude and subnormals.
 void check_fused_fp64(const std::vector<double>& x, int rows, int cols, char trans, bool is_a,
-                      const SplitKernels& sk) {
+                      const SplitKernels& sk, int slices) {
     const int stored_rows = trans == 'N' ? rows : cols;
     const OperandView<double> v{trans, rows, cols, x.data(), stored_rows};
     const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
+    std::vector<int> exps(outer);
+    bool nonzero;
+    assert_null(fp64_outer_exponents(v, is_a, 2, exps.data(), &nonzero));
+    std::vector<double> xs(x.size());
+    bool any = false;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            const std::size_t at = trans == 'N' ? r + std::size_t(c) * stored_rows : c + std::size_t(r) * stored_rows;
+            const int o = is_a ? r : c;
+            double mx = 0;
+            for (int l = 0; l < k; ++l) {
+                const std::size_t bt = is_a ? (trans == 'N' ? r + std::size_t(l) * stored_rows : l + std::size_t(r) * stored_rows)
+                                            : (trans == 'N' ? l + std::size_t(c) * stored_rows : c + std::size_t(l) * stored_rows);
+                mx = std::fmax(mx, std::fabs(x[bt]));
+            }
+            int e = 0;
+            if (mx > 0) {
+                const double f = std::frexp(mx, &e);
+                if (f == 0.5) --e;
+            }
+            assert_int_equal(exps[o], e);
+            xs[at] = std::ldexp(x[at], -e);
+            any = any || x[at] != 0;
+        }
+    assert_true(any == nonzero);
+    const OperandView<double> vs{trans, rows, cols, xs.data(), stored_rows};
     const std::size_t elems = packed_slice_elems(outer, k);
     std::vector<bf16_t> buf[2];
-    Fp64Scales sc[2];
+    Fp64Scales sc0;
+    Fp64Split sp;
     const char* why[2] = {nullptr, nullptr};
     for (int t = 0; t < 2; ++t) {
-        buf[t].assign(elems * kFp64Slices, 0xFFFF);
+        buf[t].assign(elems * slices, 0xFFFF);
         PackedOperand out;
-        out.slices = kFp64Slices;
+        out.slices = slices;
         out.panels = round_up_tile(outer) / kTile;
         out.ksteps = round_up_tile(k) / kTile;
-        for (int s = 0; s < kFp64Slices; ++s) out.slice[s] = buf[t].data() + s * elems;
+        for (int s = 0; s < slices; ++s) out.slice[s] = buf[t].data() + s * elems;
         if (t == 0) {
-            assert_null(fp64_scales(v, sk, 2, &sc[t]));
-            why[t] = (is_a ? pack_a_fp64 : pack_b_fp64)(v, sc[t], out, sk, 2);
+            assert_null(fp64_scales(vs, sk, 2, slices, &sc0));
+            why[t] = (is_a ? pack_a_fp64 : pack_b_fp64)(vs, nullptr, sc0, out, sk, 2);
         } else {
-            assert_null(fp64_first_scale(v, sk, 2, &sc[t]));
-            why[t] = (is_a ? split_pack_a_fp64 : split_pack_b_fp64)(v, &sc[t], out, sk, 2);
+            why[t] = (is_a ? split_pack_a_fp64 : split_pack_b_fp64)(v, exps.data(), nonzero, &sp, out, sk, 2);
         }
     }
-    assert_int_equal(sc[0].active, sc[1].active);
-    assert_memory_equal(sc[0].sigma, sc[1].sigma, sizeof sc[0].sigma);
+    assert_int_equal(sc0.active, sp.sc.active);
+    assert_memory_equal(sc0.sigma, sp.sc.sigma, sizeof(double) * sc0.active);
     assert_true(why[0] == why[1] || (why[0] && why[1] && std::strcmp(why[0], why[1]) == 0));
     if (!why[0]) assert_memory_equal(buf[0].data(), buf[1].data(), buf[0].size() * sizeof(bf16_t));
+    // The residual maxima: max |X^(r)| of the scaled copy, r = 0..slices.
+    std::vector<double> res = xs;
+    for (int r = 0; r <= slices; ++r) {
+        double mx = 0;
+        for (double e : res) mx = std::fmax(mx, std::fabs(e));
+        if (!(mx == sp.resid[r])) fail_msg("resid[%d] = %a, expected %a", r, sp.resid[r], mx);
+        if (r < sp.sc.active)
+            for (double& e : res) e -= (e + sp.sc.sigma[r]) - sp.sc.sigma[r];
+    }
 }
 
 void test_fp64_fused_pack_matches(void**) {
@@ -319,13 +372,19 @@ void test_fp64_fused_pack_matches(void**) {
     for (auto& e : x) e = 0;
     x[3] = 0x1p-100 + 0x1p-140;
     inputs.push_back(x);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(r.uniform(), int(i % 11) * 200 - 1100);  // 2^-1100..2^900
+    x[5] = 4.9e-324;
+    x[6] = 0x1.fffffffffffffp1023;
+    inputs.push_back(x);
     std::vector<const SplitKernels*> tables = {&split_kernels_portable()};
     if (cpu_has_avx512_split()) tables.push_back(&split_kernels_avx512());
     for (const SplitKernels* sk : tables)
         for (const auto& in : inputs)
             for (char trans : {'N', 'T'})
                 for (bool is_a : {true, false}) {
-                    check_fused_fp64(in, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, trans, is_a, *sk);
+                    for (int slices : {3, 8})
+                        check_fused_fp64(in, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, trans, is_a, *sk,
+                                         slices);
                 }
 }
 
@@ -340,7 +399,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_fp64_split_bounds),
         cmocka_unit_test(test_fp64_split_odd),
         cmocka_unit_test(test_fp64_split_zero_and_powers),
-        cmocka_unit_test(test_fp64_split_subnormal_slice_reported),
+        cmocka_unit_test(test_fp64_split_extremes_normalised),
         cmocka_unit_test(test_avx512_split_bitwise),
         cmocka_unit_test(test_avx512_pack_bitwise),
         cmocka_unit_test(test_fp64_fused_pack_matches),

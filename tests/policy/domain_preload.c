@@ -120,10 +120,11 @@ static void dgemm_case(const char* name, int bad_at, double bad, double alpha,
     if (ok && !want_reason) {
         double worst = 0;
         for (int i = 0; i < N * N; ++i) {
-            const double e = fabs(c[i] - r[i]);
+            const double e = fabs(c[i] - r[i]) / (fabs(r[i]) > 1 ? fabs(r[i]) : 1);
             if (!(e <= worst)) worst = e;
         }
-        /* |A||B| <= N per entry; FP64-21 is about 1e-15 relative to it (TABLE4.md). */
+        /* |A||B| <= N per entry (times the one outsized entry's row); FP64-21 is about 1e-15
+           relative to it (TABLE4.md). */
         if (!(worst <= 1e-12)) {
             printf("FAIL %s: routed, max |C - C_openblas| = %.3g\n", name, worst);
             ok = 0;
@@ -199,11 +200,11 @@ int main(int argc, char** argv) {
     const double nan = NAN, inf = INFINITY;
     dgemm_case("dgemm one NaN", 1000, nan, 1.0, "domain:nonfinite");
     dgemm_case("dgemm one -Inf", N * N - 1, -inf, 1.0, "domain:nonfinite");
-    dgemm_case("dgemm one FP64 subnormal", 77, 1e-310, 1.0, "domain:subnormal");
-    dgemm_case("dgemm one value below 2^-126", 77, 0x1p-127, 1.0, "domain:subnormal");
-    dgemm_case("dgemm one huge value", 5, 1e300, 1.0, "domain:too-large");
-    dgemm_case("dgemm one value whose slices turn subnormal", 300, 0x1p-100 + 0x1p-140, 1.0,
-               "domain:slice-subnormal");
+    /* Outside BF16's range: routed since the FP64 split scales each row and column exactly. */
+    dgemm_case("dgemm one FP64 subnormal", 77, 1e-310, 1.0, NULL);
+    dgemm_case("dgemm one value below 2^-126", 77, 0x1p-127, 1.0, NULL);
+    dgemm_case("dgemm one huge value", 5, 1e300, 1.0, NULL);
+    dgemm_case("dgemm one value with bits below 2^-126", 300, 0x1p-100 + 0x1p-140, 1.0, NULL);
     dgemm_case("dgemm NaN alpha", -1, 0, nan, "domain:nonfinite-scalar");
     sgemm_case("sgemm one NaN", 3, (float)nan, "domain:nonfinite");
     sgemm_case("sgemm one +Inf", 4, (float)inf, "domain:nonfinite");
