@@ -33,6 +33,7 @@
 
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
+#include "kernels/fp64_certificate.h"
 #include "kernels/pack.h"
 
 namespace amxblas::kernels {
@@ -229,46 +230,13 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     return nullptr;
 }
 
-const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
-    if (const char* why = check_backend(opt)) return why;
-    Fp64Product sched[kFp64MaxProducts];
-    const int np = fp64_schedule(opt.fp64_products, sched);
-    if (np == 0) return "config:fp64-products";
-    const int slices = fp64_depth(opt.fp64_products);
-    const int threads = clamp_threads(opt.threads);
-
-    // The exponent scans need no workspace: nonfinite input fails before any allocation.
-    const double t0 = omp_get_wtime();
-    const SplitKernels& sk = split_kernels();
-    const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
-    const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
-    std::vector<int> row_exps(std::size_t(g.m)), col_exps(std::size_t(g.n));
-    bool a_nonzero = false, b_nonzero = false;
-    if (const char* why = fp64_outer_exponents(va, true, threads, row_exps.data(), &a_nonzero)) return why;
-    if (const char* why = fp64_outer_exponents(vb, false, threads, col_exps.data(), &b_nonzero)) return why;
-
-    Workspace ws;
-    if (const char* why = allocate(dgemm_workspace_bytes(g.m, g.n, g.k, threads, opt.fp64_products),
-                                   opt.workspace_cap_bytes, &ws))
-        return why;
-    PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, slices, &pa, &pb);
+// The FP64 products sched[0..live-1] (product q scaled by pscale[q]) over every output block;
+// write(i0, j0, acc) receives each finished BM x BN accumulator (row stride kBlockN).
+template <typename Write>
+void fp64_products(const Blocking& bl, const MicroKernels& mk, const PackedOperand& pa, const PackedOperand& pb,
+                   const Fp64Product* sched, const double* pscale, int live, char* scratch, int threads,
+                   Write&& write) {
     const std::size_t per_thread = thread_scratch_bytes<double>();
-    Fp64Split sa, sb;
-    if (const char* why = split_pack_a_fp64(va, row_exps.data(), a_nonzero, &sa, pa, sk, threads)) return why;
-    if (const char* why = split_pack_b_fp64(vb, col_exps.data(), b_nonzero, &sb, pb, sk, threads)) return why;
-    // Products of a zero slice are zero: skipped. The others carry 2^(v_A(i) + v_B(j)).
-    int live = 0;
-    double pscale[kFp64MaxProducts];
-    for (int q = 0; q < np; ++q) {
-        if (sched[q].i >= sa.sc.active || sched[q].j >= sb.sc.active) continue;
-        pscale[live] = std::ldexp(1.0, ozaki_v(sa.sc.sigma[sched[q].i]) + ozaki_v(sb.sc.sigma[sched[q].j]));
-        sched[live++] = sched[q];
-    }
-    const double t1 = omp_get_wtime();
-
-    const MicroKernels mk = microkernels_for(opt.backend);
-    const Blocking bl(g.m, g.n, g.k);
 #pragma omp parallel num_threads(threads)
     {
         char* mine = scratch + per_thread * omp_get_thread_num();
@@ -297,13 +265,169 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
                             }
                         }
                 }
-                write_block_fp64(g, ib * kBlockM, jb * kBlockN, acc, row_exps.data(), col_exps.data());
+                write(ib * kBlockM, jb * kBlockN, acc);
             }
         mk.thread_end();
     }
+}
+
+// Keeps the products of nonzero slices (the others are zero) and gives each its factor
+// 2^(v_A(i) + v_B(j)). Returns how many are kept.
+int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched, int np, double* pscale) {
+    int live = 0;
+    for (int q = 0; q < np; ++q) {
+        if (sched[q].i >= sa.active || sched[q].j >= sb.active) continue;
+        pscale[live] = std::ldexp(1.0, ozaki_v(sa.sigma[sched[q].i]) + ozaki_v(sb.sigma[sched[q].j]));
+        sched[live++] = sched[q];
+    }
+    return live;
+}
+
+Fp64OperandBound operand_bound(const Fp64Split& sp, int outer, const unsigned char* zero) {
+    Fp64OperandBound ob;
+    ob.outer = outer;
+    ob.slices = sp.sc.slices;
+    ob.active = sp.sc.active;
+    for (int r = 0; r < sp.sc.active; ++r) ob.v[r] = ozaki_v(sp.sc.sigma[r]);
+    fp64_residual_bounds(sp.resid, sp.sc.slices, sp.subnormal_scaled, ob.rho);
+    ob.norms = sp.norms;
+    ob.zero = zero;
+    return ob;
+}
+
+// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound.
+void abs_slice(const PackedOperand& src, bf16_t* dst) {
+    const std::size_t elems = std::size_t(src.panels) * src.ksteps * kStepElems;
+    for (std::size_t q = 0; q < elems; ++q) dst[q] = src.slice[0][q] & 0x7FFF;
+}
+
+// Entries the certificate could not vouch for: recomputed as FP64 inner products in index
+// order, the computation DGEMM's own error bound describes. Each gets C := alpha * dot +
+// beta * c_old (c_old saved before C was written).
+struct Repairs {
+    std::vector<std::size_t> at;  // i + j * m
+    std::vector<double> c_old;
+};
+
+void save_repairs(const GemmArgs<double>& g, Repairs* r) {
+    r->c_old.resize(r->at.size());
+    for (std::size_t q = 0; q < r->at.size(); ++q) {
+        const int i = int(r->at[q] % std::size_t(g.m)), j = int(r->at[q] / std::size_t(g.m));
+        r->c_old[q] = g.beta == 0.0 ? 0.0 : g.c[i + std::size_t(j) * g.ldc];
+    }
+}
+
+void apply_repairs(const GemmArgs<double>& g, const OperandView<double>& va, const OperandView<double>& vb,
+                   const Repairs& r, int threads) {
+    const auto at = [](const OperandView<double>& v, int row, int col) {
+        return v.trans == 'N' ? v.x[row + std::size_t(col) * v.ld] : v.x[col + std::size_t(row) * v.ld];
+    };
+    const long count = long(r.at.size());
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (long q = 0; q < count; ++q) {
+        const int i = int(r.at[q] % std::size_t(g.m)), j = int(r.at[q] / std::size_t(g.m));
+        double dot = 0;
+        for (int l = 0; l < g.k; ++l) dot += at(va, i, l) * at(vb, l, j);
+        double* c = g.c + i + std::size_t(j) * g.ldc;
+        *c = g.beta == 0.0 ? g.alpha * dot : g.alpha * dot + g.beta * r.c_old[q];
+    }
+}
+
+const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
+    if (const char* why = check_backend(opt)) return why;
+    const bool automatic = opt.fp64_products == kFp64Auto;
+    Fp64Product sched[kFp64MaxProducts];
+    const int slices = automatic ? kFp64Slices : fp64_depth(opt.fp64_products);
+    if (slices == 0) return "config:fp64-products";
+    const int threads = clamp_threads(opt.threads);
+
+    // The exponent scans need no workspace: nonfinite input fails before any allocation.
+    const double t0 = omp_get_wtime();
+    const SplitKernels& sk = split_kernels();
+    const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
+    const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
+    std::vector<int> row_exps(std::size_t(g.m)), col_exps(std::size_t(g.n));
+    std::vector<unsigned char> row_zero, col_zero;
+    if (automatic) row_zero.resize(std::size_t(g.m)), col_zero.resize(std::size_t(g.n));
+    bool a_nonzero = false, b_nonzero = false;
+    if (const char* why = fp64_outer_exponents(va, true, threads, row_exps.data(), &a_nonzero,
+                                               automatic ? row_zero.data() : nullptr))
+        return why;
+    if (const char* why = fp64_outer_exponents(vb, false, threads, col_exps.data(), &b_nonzero,
+                                               automatic ? col_zero.data() : nullptr))
+        return why;
+
+    Workspace ws;
+    const std::size_t bytes = automatic ? dgemm_auto_workspace_bytes(g.m, g.n, g.k, threads)
+                                        : dgemm_workspace_bytes(g.m, g.n, g.k, threads, opt.fp64_products);
+    if (const char* why = allocate(bytes, opt.workspace_cap_bytes, &ws)) return why;
+    PackedOperand pa, pb;
+    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, slices, &pa, &pb);
+    Fp64Split sa, sb;
+    std::vector<double> norms_a, norms_b;
+    if (automatic) {
+        norms_a.resize(std::size_t(slices) * g.m);
+        norms_b.resize(std::size_t(slices) * g.n);
+        sa.norms = norms_a.data();
+        sb.norms = norms_b.data();
+    }
+    if (const char* why = split_pack_a_fp64(va, row_exps.data(), a_nonzero, &sa, pa, sk, threads)) return why;
+    if (const char* why = split_pack_b_fp64(vb, col_exps.data(), b_nonzero, &sb, pb, sk, threads)) return why;
+    const double t1 = omp_get_wtime();
+
+    const MicroKernels mk = microkernels_for(opt.backend);
+    const Blocking bl(g.m, g.n, g.k);
+    int products = opt.fp64_products;
+    Repairs repairs;
+    if (automatic) {
+        // The certificate's lower bound of |A||B|: one BF16 product of |Z_0^A| and |Z_0^B|,
+        // exact per panel like every other product, summed over panels in FP64.
+        const std::size_t sa_bytes = align_up(packed_slice_elems(g.m, g.k) * sizeof(bf16_t));
+        const std::size_t sb_bytes = align_up(packed_slice_elems(g.n, g.k) * sizeof(bf16_t));
+        char* extra = scratch + std::size_t(threads) * thread_scratch_bytes<double>();
+        PackedOperand abs_a = pa, abs_b = pb;
+        abs_a.slice[0] = reinterpret_cast<bf16_t*>(extra);
+        abs_b.slice[0] = reinterpret_cast<bf16_t*>(extra + sa_bytes);
+        double* lhat = reinterpret_cast<double*>(extra + sa_bytes + sb_bytes);
+        abs_slice(pa, abs_a.slice[0]);
+        abs_slice(pb, abs_b.slice[0]);
+        const Fp64Product lower[1] = {{0, 0}};
+        const double one[1] = {1.0};
+        if (sa.sc.active > 0 && sb.sc.active > 0) {
+            fp64_products(bl, mk, abs_a, abs_b, lower, one, 1, scratch, threads, [&](int i0, int j0, const double* acc) {
+                const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
+                for (int j = 0; j < cols; ++j)
+                    for (int i = 0; i < rows; ++i) lhat[i0 + i + std::size_t(j0 + j) * g.m] = acc[i * kBlockN + j];
+            });
+        } else {
+            std::fill(lhat, lhat + std::size_t(g.m) * g.n, 0.0);
+        }
+        Fp64Certificate cert;
+        const Fp64OperandBound ba = operand_bound(sa, g.m, row_zero.data()), bb = operand_bound(sb, g.n, col_zero.data());
+        if (!fp64_certify(ba, bb, g.k, lhat, g.m, opt.fp64_tol, 3, threads, &cert)) return "accuracy:uncertified";
+        if (cert.failing > fp64_repair_limit(g.m, g.n)) return "accuracy:uncertified";
+        products = cert.depth * (cert.depth + 1) / 2;
+        repairs.at = std::move(cert.fail_at);
+        save_repairs(g, &repairs);
+        if (opt.fp64_report) {
+            opt.fp64_report->products = products;
+            opt.fp64_report->margin = cert.margin;
+            opt.fp64_report->repaired = cert.failing;
+        }
+    }
+    const int np = fp64_schedule(products, sched);
+    double pscale[kFp64MaxProducts];
+    const int live = live_products(sa.sc, sb.sc, sched, np, pscale);
+    const double t2 = omp_get_wtime();
+
+    fp64_products(bl, mk, pa, pb, sched, pscale, live, scratch, threads, [&](int i0, int j0, const double* acc) {
+        write_block_fp64(g, i0, j0, acc, row_exps.data(), col_exps.data());
+    });
+    if (!repairs.at.empty()) apply_repairs(g, va, vb, repairs, threads);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = omp_get_wtime() - t1;
+        opt.times->certificate_s = t2 - t1;
+        opt.times->compute_s = omp_get_wtime() - t2;
     }
     return nullptr;
 }
@@ -329,6 +453,17 @@ int fp64_depth(int products) {
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads, int products) {
     return component_bytes(m, n, k, fp64_depth(products)) +
            std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>();
+}
+
+std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads) {
+    return component_bytes(m, n, k, kFp64Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>() +
+           component_bytes(m, n, k, 1) + align_up(std::size_t(m) * n * sizeof(double));
+}
+
+long fp64_repair_limit(int m, int n) {
+    // A repaired entry costs K scalar multiply-adds; up to 1/16 of the entries keeps that below
+    // the routed products' work.
+    return long(m) * n / 16;
 }
 
 // No exception may reach a C or Fortran caller; nothing below throws by design, this is the

@@ -13,7 +13,9 @@
 // Forward reasons returned (static strings):
 //   "backend:not-built", "backend:not-runnable"   RunOptions::backend cannot run here (amx also
 //                                                 runs when the tests/amxemu harness is loaded)
-//   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28 or 36
+//   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28, 36 or auto
+//   "accuracy:uncertified"                        auto: more than fp64_repair_limit() entries
+//                                                 fail the certificate even with 36 products
 //   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
 //   "domain:nonfinite"                            Inf/NaN in A or B (FP64; the pre-scan's job)
 //   "domain:slice-subnormal", "domain:slice-overflow"
@@ -46,12 +48,26 @@ bool amx_emulator_present();
 // Time spent in each phase of one call, for the benchmark's breakdown (Figure 10 of the paper).
 struct PhaseTimes {
     double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
+    double certificate_s = 0; // FP64 auto: the lower-bound product and the certificate
     double compute_s = 0;     // component products and reconstruction into C
+};
+
+// AMXBLAS_FP64_PRODUCTS=auto: the fewest products whose per-entry error certificate holds
+// (kernels/fp64_certificate.h, docs/fp64-certificate.md).
+constexpr int kFp64Auto = -1;
+
+// What an auto call decided (RunOptions::fp64_report).
+struct Fp64AutoReport {
+    int products = 0;     // 6 ... 36
+    double margin = 0;    // min over certified entries of (allowed bound) / (certified bound)
+    long repaired = 0;    // entries recomputed in FP64 instead
 };
 
 struct RunOptions {
     Backend backend = Backend::reference;
-    int fp64_products = 21;              // 6, 10, 15, 21, 28 or 36 (DGEMM only)
+    int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM only)
+    double fp64_tol = 1;                 // auto: accepted factor over DGEMM's error bound
+    Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed
     int threads = 1;                     // OpenMP threads for split, pack and compute
     std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
     PhaseTimes* times = nullptr;         // optional
@@ -74,6 +90,10 @@ struct GemmArgs {
 // (FP32 or FP64) and one 32x32 FP32 tile. With threads = 1 that is the single-thread cost.
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21);
+// Auto: eight slices, |slice 0| of each operand and the m x n lower-bound product.
+std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads = 1);
+// Auto: the most entries a call may repair (recompute in FP64) instead of being forwarded.
+long fp64_repair_limit(int m, int n);
 
 // FP64 products retained with d slices per operand: all (i, j) with i + j < d (paper Eq. 15).
 constexpr int kFp64MaxProducts = 36;

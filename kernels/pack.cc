@@ -127,11 +127,17 @@ void block_scale(const int* exps, int first, int count, BlockScale* bs) {
     }
 }
 
+// Returns whether a nonzero scaled value fell below 2^-1022 (and so may have been rounded).
 template <bool IsA>
-void scale_tile(const BlockScale& bs, double* tile) {
+bool scale_tile(const BlockScale& bs, double* tile) {
+    bool sub = false;
     if constexpr (IsA) {
         for (int r = 0; r < kTile; ++r)
-            for (int kk = 0; kk < kTile; ++kk) tile[r * kTile + kk] = tile[r * kTile + kk] * bs.f1[r] * bs.f2[r];
+            for (int kk = 0; kk < kTile; ++kk) {
+                const double y = tile[r * kTile + kk] * bs.f1[r] * bs.f2[r];
+                sub = sub || (y != 0 && std::fabs(y) < DBL_MIN);
+                tile[r * kTile + kk] = y;
+            }
     } else {
         for (int h = 0; h < 2; ++h)
             for (int p = 0; p < kTile / 2; ++p)
@@ -139,38 +145,69 @@ void scale_tile(const BlockScale& bs, double* tile) {
                     for (int e = 0; e < 2; ++e) {
                         double& x = tile[h * kHalfElems + p * kTile + c * 2 + e];
                         x = x * bs.f1[16 * h + c] * bs.f2[16 * h + c];
+                        sub = sub || (x != 0 && std::fabs(x) < DBL_MIN);
                     }
+    }
+    return sub;
+}
+
+// Adds each row's (A) or column's (B) sum of |normalised slice entry| of one packed block to
+// norms[t * outer + first + r]. The block sums are exact in FP32 (32 multiples of 2^-8 of at
+// most 1), and so are the FP64 totals, whatever order the threads add them in.
+template <bool IsA>
+void add_slice_norms(const bf16_t* const dst[kFp64Slices], int slices, int first, int count, int outer,
+                     double* norms) {
+    for (int t = 0; t < slices; ++t) {
+        float sum[kTile] = {};
+        const bf16_t* blk = dst[t];
+        for (int q = 0; q < kStepElems; ++q) {
+            const int o = IsA ? q / kTile : (q / kHalfElems) * 16 + (q % kTile) / 2;
+            sum[o] += std::fabs(bf16_to_float(blk[q]));
+        }
+        for (int r = 0; r < count; ++r)
+            if (sum[r] != 0) {
+#pragma omp atomic
+                norms[std::size_t(t) * outer + first + r] += double(sum[r]);
+            }
     }
 }
 
 // Splits and packs op(X), scaled by exps (nullptr: unscaled), with the scales sc; resid_max:
 // nullptr, or where to gather max |X^(t)|, t = 0..sc.slices (fp64_tracked).
+// norms, subnormal: optional, see Fp64Split.
 template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
-                      const SplitKernels& sk, int threads, double* resid_max = nullptr) {
+                      const SplitKernels& sk, int threads, double* resid_max = nullptr, double* norms = nullptr,
+                      bool* subnormal = nullptr) {
     int worst = 0;
+    bool sub = false;
+    if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
     const int blocks = out.panels * out.ksteps;
     const int outer = IsA ? x.rows : x.cols;
     double mx[kFp64Slices + 1] = {};
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst) reduction(max : mx[:kFp64Slices + 1])
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst) reduction(max : mx[:kFp64Slices + 1]) \
+    reduction(|| : sub)
     for (int q = 0; q < blocks; ++q) {
         int p, s;
         order.at(q, &p, &s);
         alignas(64) double tile[kStepElems];
         gather_block<IsA>(x, sk, p, s, tile);
+        const int count = std::min(kTile, outer - p * kTile);
         if (exps) {
             BlockScale bs;
-            block_scale(exps, p * kTile, std::min(kTile, outer - p * kTile), &bs);
-            scale_tile<IsA>(bs, tile);
+            block_scale(exps, p * kTile, count, &bs);
+            sub = scale_tile<IsA>(bs, tile) || sub;
         }
         const std::size_t o = offset(out, p, s);
         bf16_t* dst[kFp64Slices] = {};
         for (int t = 0; t < sc.slices; ++t) dst[t] = out.slice[t] + o;
         const SliceStatus st = resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mx) : sk.fp64(tile, kStepElems, sc, dst);
         worst = std::max(worst, static_cast<int>(st));
+        if (norms) add_slice_norms<IsA>(dst, sc.slices, p * kTile, count, outer, norms);
     }
     if (resid_max) std::copy(mx, mx + kFp64Slices + 1, resid_max);
+    if (subnormal) *subnormal = sub;
     switch (static_cast<SliceStatus>(worst)) {
         case SliceStatus::ok: return nullptr;
         case SliceStatus::subnormal: return "domain:slice-subnormal";
@@ -254,7 +291,7 @@ const char* split_pack(const OperandView<double>& x, const int* exps, bool nonze
             ++guess.active;
         }
         set_slice_norms(&guess);
-        const char* why = pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid);
+        const char* why = pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid, sp->norms, &sp->subnormal_scaled);
         int t = known;
         while (t < guess.active && sp->resid[t] != 0 && ozaki_sigma(sp->resid[t]) == guess.sigma[t]) ++t;
         if (closed || t == guess.active || sp->resid[t] == 0) {
@@ -276,7 +313,8 @@ const char* split_pack(const OperandView<double>& x, const int* exps, bool nonze
 
 }  // namespace
 
-const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero) {
+const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero,
+                                 unsigned char* zero) {
     const int outer = as_rows ? x.rows : x.cols, len = as_rows ? x.cols : x.rows;
     // op(X)'s rows are stored columns when transposed; op(X)'s columns are stored columns when not.
     const bool contiguous = as_rows == (x.trans != 'N');
@@ -296,6 +334,7 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
             bad = bad || nf;
             any = any || m > 0;
             exps[o] = m > 0 ? ceil_log2(m) : 0;
+            if (zero) zero[o] = m == 0;
         }
     } else {
         constexpr int kChunk = 256;  // outer indices per task: a strided walk over all of `len`
@@ -317,6 +356,7 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
             for (int o = 0; o < n; ++o) {
                 any = any || m[o] > 0;
                 exps[o0 + o] = m[o] > 0 ? ceil_log2(m[o]) : 0;
+                if (zero) zero[o0 + o] = m[o] == 0;
             }
         }
     }

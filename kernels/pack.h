@@ -57,14 +57,20 @@ void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const Sp
 // multiplies C(i, j) back by 2^(e_i + f_j).
 //
 // outer_exponents: e_i for each row of op(X) (as_rows, A) or f_j for each column (B), into
-// exps[0..rows-1] or exps[0..cols-1]; *nonzero says whether any entry is nonzero. Returns
-// "domain:nonfinite" when an entry is Inf or NaN, else nullptr.
-const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero);
+// exps[0..rows-1] or exps[0..cols-1]; *nonzero says whether any entry is nonzero, and zero
+// (optional) gets 1 for each row (column) that is entirely zero. Returns "domain:nonfinite"
+// when an entry is Inf or NaN, else nullptr.
+const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero,
+                                 unsigned char* zero = nullptr);
 
 // What the split of one operand found (the certificate reads it).
 struct Fp64Split {
     Fp64Scales sc;                        // of the scaled operand; sc.slices written
     double resid[kFp64Slices + 1] = {};   // max |X^(r)| of the scaled operand, r = 0..sc.slices
+    bool subnormal_scaled = false;        // some nonzero scaled entry was below 2^-1022
+    // Optional (set by the caller, filled by the split): norms[p * outer + o] = sum of
+    // |stored slice p| over row (column) o, exact (fp64_certificate.h).
+    double* norms = nullptr;
 };
 
 // Splits and packs the scaled op(X) (exps from fp64_outer_exponents, nonzero from it too):

@@ -1,0 +1,146 @@
+// The certificate of fp64_certificate.h; docs/fp64-certificate.md proves each term.
+#include "kernels/fp64_certificate.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace amxblas::kernels {
+namespace {
+
+constexpr double kU = 0x1p-53;               // unit roundoff of FP64
+constexpr double kEvalUp = 1 + 0x1p-30;      // covers the FP64 evaluation of the bound itself
+constexpr double kEvalDown = 1 - 0x1p-30;
+constexpr double kTiny = 0x1p-1000;          // 2^kFp64MinSliceExp
+
+int products_of(int d) { return d * (d + 1) / 2; }
+
+// The per-depth constants of the accumulation bound (docs/fp64-certificate.md, Section 4):
+// E <= c1 * W + c2 * sum_s w_s M_s, where W is the mass of all retained products, M_s that of
+// diagonal s >= 1 and w_s = s (s + 3) / 2; small[s] = c1 + c2 * w_s multiplies M_s.
+struct DepthConstants {
+    double c1 = 0, eta = 0;
+    double small[kFp64Slices] = {};
+};
+
+}  // namespace
+
+void fp64_residual_bounds(const double* resid, int slices, bool subnormal_scaled, double* rho) {
+    for (int r = 0; r <= slices; ++r)
+        rho[r] = subnormal_scaled ? std::max(resid[r], kTiny) * (1 + 0x1p-40) : resid[r];
+}
+
+bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, const double* lhat, int ldl,
+                  double tol, int min_depth, int threads, Fp64Certificate* out) {
+    *out = Fp64Certificate{};
+    const int m = a.outer, n = b.outer, dmax = std::min(a.slices, b.slices);
+    const double ku = double(k) * kU;
+    if (ku >= 0x1p-10 || dmax < min_depth || !(tol > 0)) return false;
+    const double gamma_k = ku / (1 - ku);
+    const int panels = (k + 255) / 256;
+    const double l_up = 1 + 2 * panels * kU;  // lhat is within (1 + u)^(panels - 1) of the exact sum
+    const int dn = dmax + 1;
+
+    // Entry bounds of the slices (alpha_p, beta_q) and the (0, 0) scale.
+    double alpha[kFp64Slices] = {}, beta[kFp64Slices] = {};
+    for (int p = 0; p < a.active; ++p) alpha[p] = std::ldexp(1.0, a.v[p]);
+    for (int q = 0; q < b.active; ++q) beta[q] = std::ldexp(1.0, b.v[q]);
+    const double s00 = (a.active > 0 && b.active > 0) ? alpha[0] * beta[0] : 0;
+    const double delta_a = a.active > 0 ? std::ldexp(1.0, a.v[0] - 9) * (1 + 0x1p-40) : 0;
+    const double delta_b = b.active > 0 ? std::ldexp(1.0, b.v[0] - 9) * (1 + 0x1p-40) : 0;
+
+    DepthConstants dc[kFp64Slices + 1];
+    for (int d = min_depth; d <= dmax; ++d) {
+        const int np = products_of(d);
+        const double nterms = double(np) * panels;
+        const double grow = 1 + 2 * nterms * kU;  // >= (1 + u)^N for N u <= 2^-10
+        dc[d].c1 = kU * grow * (double(np - 1) * (panels - 1) + panels);
+        for (int sd = 1; sd < d; ++sd) dc[d].small[sd] = dc[d].c1 + kU * grow * (sd * (sd + 3) / 2);
+        bool under = false;
+        for (int p = 0; p < std::min(d, a.active); ++p)
+            for (int q = 0; q < std::min(d - p, b.active); ++q) under = under || a.v[p] + b.v[q] < kFp64MinSliceExp;
+        dc[d].eta = under ? (nterms + 2) * 0x1p-1074 * 2 : 0;  // in practice 0
+    }
+
+    // Row parts: tau's sum over p of a_p(i) rho_B(d - p), plus the small products' mass with q >= 1.
+    std::vector<double> row_part(std::size_t(dn) * m), col_part(std::size_t(dn) * n), a0(m), b0(n);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int i = 0; i < m; ++i) {
+        double ap[kFp64Slices] = {};
+        for (int p = 0; p < a.active; ++p) ap[p] = a.norms[std::size_t(p) * m + i] * alpha[p];
+        a0[i] = ap[0];
+        for (int d = min_depth; d <= dmax; ++d) {
+            double tau = 0, small = 0;
+            for (int p = 0; p < d; ++p) {
+                tau += ap[p] * b.rho[d - p];
+                for (int q = 1; p + q < d; ++q) small += dc[d].small[p + q] * (ap[p] * beta[q]);
+            }
+            row_part[std::size_t(d) * m + i] = tau + small + dc[d].eta;
+        }
+    }
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int j = 0; j < n; ++j) {
+        double bq[kFp64Slices] = {};
+        for (int q = 0; q < b.active; ++q) bq[q] = b.norms[std::size_t(q) * n + j] * beta[q];
+        b0[j] = bq[0];
+        double bbar = double(k) * b.rho[b.slices];  // >= ||Bhat(:, j)||_1
+        for (int q = 0; q < b.slices; ++q) bbar += bq[q];
+        for (int d = min_depth; d <= dmax; ++d) {
+            double small = 0;
+            for (int p = 1; p < d; ++p) small += dc[d].small[p] * (alpha[p] * bq[0]);
+            col_part[std::size_t(d) * n + j] = a.rho[d] * bbar + small;
+        }
+    }
+
+    // Failing entries per depth, then the depth.
+    long fails[kFp64Slices + 1] = {};
+    const auto rhs_of = [&](int i, int j) {
+        const double x = lhat[i + std::size_t(j) * ldl] * s00;
+        const double xlo = x / l_up;
+        const double sub = delta_b * a0[i] + delta_a * b0[j];
+        const double lo = std::max(xlo - sub, xlo * 0.25) * (1 - 0x1p-40);
+        return tol * gamma_k * lo * kEvalDown;
+    };
+    const auto lhs_of = [&](int i, int j, int d) {
+        const double u00 = lhat[i + std::size_t(j) * ldl] * s00 * l_up;
+        return (row_part[std::size_t(d) * m + i] + col_part[std::size_t(d) * n + j] + dc[d].c1 * u00) * kEvalUp;
+    };
+    const auto exact_zero = [&](int i, int j) { return (a.zero && a.zero[i]) || (b.zero && b.zero[j]); };
+    for (int d = min_depth; d <= dmax; ++d) {
+        long f = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : f)
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i)
+                if (!exact_zero(i, j) && !(lhs_of(i, j, d) <= rhs_of(i, j))) ++f;
+        fails[d] = f;
+        if (f == 0) {
+            out->depth = d;
+            break;
+        }
+    }
+    if (out->depth == 0) {
+        int best = dmax;
+        for (int d = dmax; d >= min_depth; --d)
+            if (fails[d] < fails[best]) best = d;
+        out->depth = best;
+    }
+    const int d = out->depth;
+    out->failing = fails[d];
+    double margin = INFINITY;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(min : margin)
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            if (exact_zero(i, j)) continue;
+            const double l = lhs_of(i, j, d), r = rhs_of(i, j);
+            if (l <= r && l > 0) margin = std::min(margin, r / l);
+        }
+    out->margin = margin;
+    if (out->failing > 0)
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i)
+                if (!exact_zero(i, j) && !(lhs_of(i, j, d) <= rhs_of(i, j))) out->fail_at.push_back(i + std::size_t(j) * m);
+    return true;
+}
+
+}  // namespace amxblas::kernels

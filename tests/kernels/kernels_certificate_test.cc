@@ -1,0 +1,162 @@
+// AMXBLAS_FP64_PRODUCTS=auto: the certificate's promise, entry by entry, against an exact
+// reference on inputs of every shape the certificate must handle; the decision and the result
+// bitwise identical across backends and thread counts; and the uncertifiable case forwarded.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/fp64_certificate.h"
+#include "tests/kernels/kernels_test_util.h"
+
+using namespace amxblas::kernels;
+
+namespace {
+
+// (op(A) op(B))_ij to about 2^-100 relative to (|A||B|)_ij: products split exactly by FMA,
+// sums in double-double (TwoSum).
+double exact_entry(const GemmArgs<double>& g, int i, int j) {
+    double hi = 0, lo = 0;
+    for (int l = 0; l < g.k; ++l) {
+        const double a = kt::op_at(g.transa, g.a, g.lda, i, l), b = kt::op_at(g.transb, g.b, g.ldb, l, j);
+        const double p = a * b, pe = std::fma(a, b, -p);
+        const double s = hi + p, bb = s - hi, se = (hi - (s - bb)) + (p - bb);
+        hi = s;
+        lo += se + pe;
+    }
+    return hi + lo;
+}
+
+struct Case {
+    std::vector<double> a, b, c;
+    GemmArgs<double> g;
+};
+
+Case make_case(char ta, char tb, int m, int n, int k, std::uint64_t seed) {
+    Case cs;
+    const int lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n;
+    cs.a = kt::random_matrix<double>(std::size_t(lda) * (ta == 'N' ? k : m), seed);
+    cs.b = kt::random_matrix<double>(std::size_t(ldb) * (tb == 'N' ? n : k), seed + 1);
+    cs.c.assign(std::size_t(m) * n, NAN);
+    cs.g = GemmArgs<double>{ta, tb, m, n, k, 1.0, cs.a.data(), lda, cs.b.data(), ldb, 0.0, cs.c.data(), m};
+    return cs;
+}
+
+// Runs auto and checks |C - AB| <= tol * gamma_K * (|A||B|)_ij for every entry (alpha = 1,
+// beta = 0: C is the product scaled back, exactly). Returns the report.
+Fp64AutoReport check_certified(Case& cs, int threads, double tol = 1) {
+    RunOptions o = kt::options(kFp64Auto, threads);
+    o.fp64_tol = tol;
+    Fp64AutoReport rep;
+    o.fp64_report = &rep;
+    const char* why = emulate_dgemm(cs.g, o);
+    if (why) fail_msg("auto forwarded: %s", why);
+    const GemmArgs<double>& g = cs.g;
+    const double ku = g.k * 0x1p-53, gamma = ku / (1 - ku);
+    const std::vector<double> ab = kt::abs_product(g);
+    for (int j = 0; j < g.n; ++j)
+        for (int i = 0; i < g.m; ++i) {
+            const double want = exact_entry(g, i, j), got = cs.c[i + std::size_t(j) * g.m];
+            const double allowed = tol * gamma * ab[i + std::size_t(j) * g.m] * (1 + 0x1p-20);
+            if (!(std::fabs(got - want) <= allowed))
+                fail_msg("m=%d n=%d k=%d products=%d: C(%d,%d) = %.17g, exact %.17g, error %.3g > %.3g", g.m, g.n,
+                         g.k, rep.products, i, j, got, want, std::fabs(got - want), allowed);
+        }
+    assert_true(rep.products >= 6 && rep.products <= 36);
+    assert_true(rep.margin >= 1);
+    return rep;
+}
+
+void test_uniform_certified(void**) {
+    for (int k : {2, 7, 64, 300}) {
+        Case cs = make_case('N', 'T', 37, 45, k, 10 + k);
+        const Fp64AutoReport r = check_certified(cs, 2);
+        if (k >= 64) {
+            assert_true(r.products <= 21);
+            assert_int_equal(r.repaired, 0);
+        }
+    }
+}
+
+void test_log_uniform_certified(void**) {
+    Case cs = make_case('T', 'N', 50, 41, 200, 77);
+    kt::Rng r(5);
+    for (auto* x : {&cs.a, &cs.b})
+        for (double& e : *x) e = std::ldexp(e, int(std::lround(r.uniform() * 20)));
+    check_certified(cs, 1);
+}
+
+// Rows of A and columns of B 2^600 apart, subnormals, one zero row and column, and values
+// with bits far below 2^-126.
+void test_wide_ranges_certified(void**) {
+    Case cs = make_case('N', 'N', 33, 40, 24, 9);
+    for (int l = 0; l < 24; ++l)
+        for (int i = 0; i < 33; ++i) cs.a[i + std::size_t(l) * 33] *= std::ldexp(1.0, 50 * (i % 13) - 300);
+    for (int j = 0; j < 40; ++j)
+        for (int l = 0; l < 24; ++l) cs.b[l + std::size_t(j) * 24] *= std::ldexp(1.0, 300 - 45 * (j % 14));
+    for (int l = 0; l < 24; ++l) cs.a[5 + std::size_t(l) * 33] = 0;  // a zero row
+    for (int l = 0; l < 24; ++l) cs.b[l + 7 * 24] = 0;              // a zero column
+    cs.a[3] = 4.9e-324;
+    cs.a[3 + 33] = 0x1p-100 + 0x1p-140;
+    check_certified(cs, 2);
+}
+
+// Cancellation: (AB)_ij is tiny against (|A||B|)_ij; the bound is relative to the latter.
+void test_cancellation_certified(void**) {
+    Case cs = make_case('N', 'N', 40, 40, 128, 21);
+    for (int j = 0; j < 40; ++j)
+        for (int l = 0; l < 64; ++l) cs.b[l + 64 + std::size_t(j) * 128] = -cs.b[l + std::size_t(j) * 128] * (1 + 0x1p-30);
+    for (int l = 0; l < 64; ++l)
+        for (int i = 0; i < 40; ++i) cs.a[i + std::size_t(l + 64) * 40] = cs.a[i + std::size_t(l) * 40];
+    check_certified(cs, 2);
+}
+
+// K = 1: DGEMM's bound is one rounding, u |a b|; truncated slices cannot promise that, so every
+// entry fails and the call is forwarded, C untouched. A looser tolerance certifies it.
+void test_uncertifiable_forwarded(void**) {
+    Case cs = make_case('N', 'N', 20, 20, 1, 3);
+    std::fill(cs.c.begin(), cs.c.end(), 2.5);
+    cs.g.beta = 1;
+    RunOptions o = kt::options(kFp64Auto, 2);
+    assert_string_equal(emulate_dgemm(cs.g, o), "accuracy:uncertified");
+    for (double x : cs.c) assert_true(x == 2.5);
+    cs.g.beta = 0;
+    check_certified(cs, 2, 4);
+}
+
+// The decision and the result: bitwise the same on every backend and thread count.
+void test_auto_bitwise_reproducible(void**) {
+    Case cs = make_case('T', 'N', kt::g_quick ? 64 : 150, kt::g_quick ? 40 : 130, kt::g_quick ? 300 : 530, 41);
+    std::vector<double> first;
+    Fp64AutoReport r0;
+    for (int run = 0; run < 3; ++run) {
+        RunOptions o = kt::options(kFp64Auto, run == 1 ? 2 : 1);
+        if (run == 2) o.backend = Backend::reference, o.threads = 2;
+        Fp64AutoReport rep;
+        o.fp64_report = &rep;
+        std::fill(cs.c.begin(), cs.c.end(), NAN);
+        assert_null(emulate_dgemm(cs.g, o));
+        if (run == 0) {
+            first = cs.c;
+            r0 = rep;
+        } else {
+            if (std::memcmp(first.data(), cs.c.data(), first.size() * sizeof(double)) != 0)
+                fail_msg("auto run %d differs (%s, %d threads)", run, backend_name(o.backend), o.threads);
+            assert_int_equal(rep.products, r0.products);
+            assert_true(rep.margin == r0.margin);
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (int rc = kt::setup(argc, argv)) return rc;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uniform_certified),
+        cmocka_unit_test(test_log_uniform_certified),
+        cmocka_unit_test(test_wide_ranges_certified),
+        cmocka_unit_test(test_cancellation_certified),
+        cmocka_unit_test(test_uncertifiable_forwarded),
+        cmocka_unit_test(test_auto_bitwise_reproducible),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
