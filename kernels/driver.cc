@@ -1,6 +1,6 @@
 // The blocked driver (paper Sections 6.1-6.3) and the two entry points.
 //
-//   for each BM x BN output block (OpenMP, collapse(2), static: one thread per block)
+//   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
 //       for each 32x32 micro-tile
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
@@ -20,11 +20,11 @@
 // The FP64 accumulation runs smallest product first, so that before the leading product (0, 0)
 // of a panel is added the partial sums are small: for K <= 256 the rounding error is then close
 // to one rounding of the result (docs/fp64-certificate.md).
-#include <omp.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -35,6 +35,7 @@
 #include "kernels/emulated_gemm.h"
 #include "kernels/fp64_certificate.h"
 #include "kernels/pack.h"
+#include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -142,6 +143,37 @@ int fp64_schedule(int products, Fp64Product* out) {
 
 int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Runs block(ib, jb, acc, tile) over every output block on up to `threads` threads. Each thread
+// has its own accumulator and tile in `scratch` and brackets its blocks with the micro-kernels'
+// thread_begin/thread_end (tile configuration on AMX), only if it gets a block at all.
+template <typename Acc, typename Block>
+void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroKernels& mk, Block&& block) {
+    struct Task final : ParallelTask {
+        const Blocking& bl;
+        char* scratch;
+        const MicroKernels& mk;
+        Block& block;
+        std::atomic<int> next{0};
+        Task(const Blocking& b, char* s, const MicroKernels& m, Block& f) : bl(b), scratch(s), mk(m), block(f) {}
+        void run(int participant) override {
+            char* mine = scratch + thread_scratch_bytes<Acc>() * participant;
+            Acc* acc = reinterpret_cast<Acc*>(mine);
+            float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)));
+            bool begun = false;
+            for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < bl.mblocks * bl.nblocks;) {
+                if (!begun) mk.thread_begin();
+                begun = true;
+                block(q / bl.nblocks, q % bl.nblocks, acc, tile);
+            }
+            if (begun) mk.thread_end();
+        }
+    };
+    Task task(bl, scratch, mk, block);
+    run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
+}
+
 // x * 2^e, rounded once (what ldexp gives), with a multiply when 2^e is a normal double.
 inline double scale_pow2(double x, int e) {
     if (e >= -1022 && e <= 1023) {
@@ -178,54 +210,43 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
         return why;
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
-    const std::size_t per_thread = thread_scratch_bytes<float>();
 
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     pack_a_fp32({normalise_trans(g.transa), g.m, g.k, g.a, g.lda}, pa, sk, threads);
     pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
-    const double t1 = omp_get_wtime();
+    const double t1 = now_s();
 
     const MicroKernels mk = microkernels_for(opt.backend);
     const Blocking bl(g.m, g.n, g.k);
-#pragma omp parallel num_threads(threads)
-    {
-        char* mine = scratch + per_thread * omp_get_thread_num();
-        float* acc = reinterpret_cast<float*>(mine);
-        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(float)));
-        mk.thread_begin();
-#pragma omp for collapse(2) schedule(static)
-        for (int ib = 0; ib < bl.mblocks; ++ib)
-            for (int jb = 0; jb < bl.nblocks; ++jb) {
-                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-                for (int kb = 0; kb < bl.panels; ++kb) {
-                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-                    for (int ti = 0; ti < ti_end; ++ti)
-                        for (int tj = 0; tj < tj_end; ++tj) {
-                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                            Fp32Panels p;
-                            for (int s = 0; s < kFp32Slices; ++s) {
-                                p.a[s] = pa.block(s, pi, s0);
-                                p.b[s] = pb.block(s, pj, s0);
-                            }
-                            float* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            if (kb == 0) {
-                                mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
-                                continue;
-                            }
-                            mk.fp32_chain(ns, p, tile, kTile);
-                            for (int r = 0; r < kTile; ++r)
-                                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
-                        }
+    for_each_block<float>(threads, bl, scratch, mk, [&](int ib, int jb, float* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    Fp32Panels p;
+                    for (int s = 0; s < kFp32Slices; ++s) {
+                        p.a[s] = pa.block(s, pi, s0);
+                        p.b[s] = pb.block(s, pj, s0);
+                    }
+                    float* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                    if (kb == 0) {
+                        mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
+                        continue;
+                    }
+                    mk.fp32_chain(ns, p, tile, kTile);
+                    for (int r = 0; r < kTile; ++r)
+                        for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
                 }
-                write_block(g, ib * kBlockM, jb * kBlockN, acc);
-            }
-        mk.thread_end();
-    }
+        }
+        write_block(g, ib * kBlockM, jb * kBlockN, acc);
+    });
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = omp_get_wtime() - t1;
+        opt.times->compute_s = now_s() - t1;
     }
     return nullptr;
 }
@@ -236,39 +257,27 @@ template <typename Write>
 void fp64_products(const Blocking& bl, const MicroKernels& mk, const PackedOperand& pa, const PackedOperand& pb,
                    const Fp64Product* sched, const double* pscale, int live, char* scratch, int threads,
                    Write&& write) {
-    const std::size_t per_thread = thread_scratch_bytes<double>();
-#pragma omp parallel num_threads(threads)
-    {
-        char* mine = scratch + per_thread * omp_get_thread_num();
-        double* acc = reinterpret_cast<double*>(mine);
-        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(double)));
-        mk.thread_begin();
-#pragma omp for collapse(2) schedule(static)
-        for (int ib = 0; ib < bl.mblocks; ++ib)
-            for (int jb = 0; jb < bl.nblocks; ++jb) {
-                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-                for (int r = 0; r < ti_end * kTile; ++r)
-                    std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
-                for (int kb = 0; kb < bl.panels; ++kb) {
-                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-                    for (int ti = 0; ti < ti_end; ++ti)
-                        for (int tj = 0; tj < tj_end; ++tj) {
-                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                            double* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            for (int q = 0; q < live; ++q) {
-                                mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
-                                const double ps = pscale[q];
-                                for (int r = 0; r < kTile; ++r)
-                                    for (int c = 0; c < kTile; ++c)
-                                        dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]) * ps;
-                            }
-                        }
+    for_each_block<double>(threads, bl, scratch, mk, [&](int ib, int jb, double* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        for (int r = 0; r < ti_end * kTile; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    double* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                    for (int q = 0; q < live; ++q) {
+                        mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
+                        const double ps = pscale[q];
+                        for (int r = 0; r < kTile; ++r)
+                            for (int c = 0; c < kTile; ++c)
+                                dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]) * ps;
+                    }
                 }
-                write(ib * kBlockM, jb * kBlockN, acc);
-            }
-        mk.thread_end();
-    }
+        }
+        write(ib * kBlockM, jb * kBlockN, acc);
+    });
 }
 
 // Keeps the products of nonzero slices (the others are zero) and gives each its factor
@@ -322,15 +331,13 @@ void apply_repairs(const GemmArgs<double>& g, const OperandView<double>& va, con
     const auto at = [](const OperandView<double>& v, int row, int col) {
         return v.trans == 'N' ? v.x[row + std::size_t(col) * v.ld] : v.x[col + std::size_t(row) * v.ld];
     };
-    const long count = long(r.at.size());
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (long q = 0; q < count; ++q) {
+    parallel_for(threads, int(r.at.size()), [&](int q, int) {
         const int i = int(r.at[q] % std::size_t(g.m)), j = int(r.at[q] / std::size_t(g.m));
         double dot = 0;
         for (int l = 0; l < g.k; ++l) dot += at(va, i, l) * at(vb, l, j);
         double* c = g.c + i + std::size_t(j) * g.ldc;
         *c = g.beta == 0.0 ? g.alpha * dot : g.alpha * dot + g.beta * r.c_old[q];
-    }
+    });
 }
 
 const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
@@ -342,7 +349,7 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     const int threads = clamp_threads(opt.threads);
 
     // The exponent scans need no workspace: nonfinite input fails before any allocation.
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
     const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
@@ -373,7 +380,7 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     }
     if (const char* why = split_pack_a_fp64(va, row_exps.data(), a_nonzero, &sa, pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, col_exps.data(), b_nonzero, &sb, pb, sk, threads)) return why;
-    const double t1 = omp_get_wtime();
+    const double t1 = now_s();
 
     const MicroKernels mk = microkernels_for(opt.backend);
     const Blocking bl(g.m, g.n, g.k);
@@ -418,7 +425,7 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     const int np = fp64_schedule(products, sched);
     double pscale[kFp64MaxProducts];
     const int live = live_products(sa.sc, sb.sc, sched, np, pscale);
-    const double t2 = omp_get_wtime();
+    const double t2 = now_s();
 
     fp64_products(bl, mk, pa, pb, sched, pscale, live, scratch, threads, [&](int i0, int j0, const double* acc) {
         write_block_fp64(g, i0, j0, acc, row_exps.data(), col_exps.data());
@@ -427,7 +434,7 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->certificate_s = t2 - t1;
-        opt.times->compute_s = omp_get_wtime() - t2;
+        opt.times->compute_s = now_s() - t2;
     }
     return nullptr;
 }

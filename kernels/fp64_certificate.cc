@@ -1,10 +1,10 @@
 // The certificate of fp64_certificate.h; docs/fp64-certificate.md proves each term.
 #include "kernels/fp64_certificate.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
+
+#include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -22,6 +22,13 @@ int products_of(int d) { return d * (d + 1) / 2; }
 struct DepthConstants {
     double c1 = 0, eta = 0;
     double small[kFp64Slices] = {};
+};
+
+struct alignas(64) CountPartial {
+    long count = 0;
+};
+struct alignas(64) MarginPartial {
+    double margin = INFINITY;
 };
 
 }  // namespace
@@ -65,8 +72,7 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
 
     // Row parts: tau's sum over p of a_p(i) rho_B(d - p), plus the small products' mass with q >= 1.
     std::vector<double> row_part(std::size_t(dn) * m), col_part(std::size_t(dn) * n), a0(m), b0(n);
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int i = 0; i < m; ++i) {
+    parallel_for(threads, m, [&](int i, int) {
         double ap[kFp64Slices] = {};
         for (int p = 0; p < a.active; ++p) ap[p] = a.norms[std::size_t(p) * m + i] * alpha[p];
         a0[i] = ap[0];
@@ -78,9 +84,8 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
             }
             row_part[std::size_t(d) * m + i] = tau + small + dc[d].eta;
         }
-    }
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int j = 0; j < n; ++j) {
+    });
+    parallel_for(threads, n, [&](int j, int) {
         double bq[kFp64Slices] = {};
         for (int q = 0; q < b.active; ++q) bq[q] = b.norms[std::size_t(q) * n + j] * beta[q];
         b0[j] = bq[0];
@@ -91,7 +96,7 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
             for (int p = 1; p < d; ++p) small += dc[d].small[p] * (alpha[p] * bq[0]);
             col_part[std::size_t(d) * n + j] = a.rho[d] * bbar + small;
         }
-    }
+    });
 
     // Failing entries per depth, then the depth.
     long fails[kFp64Slices + 1] = {};
@@ -107,12 +112,15 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
         return (row_part[std::size_t(d) * m + i] + col_part[std::size_t(d) * n + j] + dc[d].c1 * u00) * kEvalUp;
     };
     const auto exact_zero = [&](int i, int j) { return (a.zero && a.zero[i]) || (b.zero && b.zero[j]); };
+    const int parts = std::max(1, threads);
     for (int d = min_depth; d <= dmax; ++d) {
-        long f = 0;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : f)
-        for (int j = 0; j < n; ++j)
+        std::vector<CountPartial> part(parts);
+        parallel_for(threads, n, [&](int j, int who) {
             for (int i = 0; i < m; ++i)
-                if (!exact_zero(i, j) && !(lhs_of(i, j, d) <= rhs_of(i, j))) ++f;
+                if (!exact_zero(i, j) && !(lhs_of(i, j, d) <= rhs_of(i, j))) ++part[who].count;
+        });
+        long f = 0;
+        for (const CountPartial& pp : part) f += pp.count;
         fails[d] = f;
         if (f == 0) {
             out->depth = d;
@@ -127,14 +135,16 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
     }
     const int d = out->depth;
     out->failing = fails[d];
-    double margin = INFINITY;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(min : margin)
-    for (int j = 0; j < n; ++j)
+    std::vector<MarginPartial> part(parts);
+    parallel_for(threads, n, [&](int j, int who) {
         for (int i = 0; i < m; ++i) {
             if (exact_zero(i, j)) continue;
             const double l = lhs_of(i, j, d), r = rhs_of(i, j);
-            if (l <= r && l > 0) margin = std::min(margin, r / l);
+            if (l <= r && l > 0) part[who].margin = std::min(part[who].margin, r / l);
         }
+    });
+    double margin = INFINITY;
+    for (const MarginPartial& pp : part) margin = std::min(margin, pp.margin);
     out->margin = margin;
     if (out->failing > 0)
         for (int j = 0; j < n; ++j)

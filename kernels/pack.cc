@@ -3,11 +3,14 @@
 // contiguous tile and writes every slice straight into its packed buffer.
 #include "kernels/pack.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -99,16 +102,29 @@ template <bool IsA>
 void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
     const BlockOrder order = block_order<IsA>(x, out);
     const int blocks = out.panels * out.ksteps;
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int q = 0; q < blocks; ++q) {
+    parallel_for(threads, blocks, [&](int q, int) {
         int p, s;
         order.at(q, &p, &s);
         alignas(64) float tile[kStepElems];
         gather_block<IsA>(x, sk, p, s, tile);
         const std::size_t o = offset(out, p, s);
         sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
-    }
+    });
 }
+
+// One participant's part of a reduction, a cache line of its own.
+struct alignas(64) Fp64PackPartial {
+    int worst = 0;
+    bool subnormal = false;
+    double mx[kFp64Slices + 1] = {};
+};
+struct alignas(64) AbsMaxPartial {
+    double mx = 0;
+    bool nonfinite = false;
+};
+struct alignas(64) ExponentPartial {
+    bool bad = false, any = false;
+};
 
 // The exact power-of-two scaling of one gathered block (pack.h): multiplier of row r (A) or
 // column c (B) of the block, in two factors so that a row of subnormal entries (e < -1023,
@@ -166,8 +182,15 @@ void add_slice_norms(const bf16_t* const dst[kFp64Slices], int slices, int first
         }
         for (int r = 0; r < count; ++r)
             if (sum[r] != 0) {
-#pragma omp atomic
-                norms[std::size_t(t) * outer + first + r] += double(sum[r]);
+                // Exact sums: any interleaving of the threads' additions gives the same total.
+                std::uint64_t* total = reinterpret_cast<std::uint64_t*>(&norms[std::size_t(t) * outer + first + r]);
+                std::uint64_t old = __atomic_load_n(total, __ATOMIC_RELAXED), next;
+                do {
+                    double v;
+                    std::memcpy(&v, &old, sizeof v);
+                    v += double(sum[r]);
+                    std::memcpy(&next, &v, sizeof next);
+                } while (!__atomic_compare_exchange_n(total, &old, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
             }
     }
 }
@@ -179,16 +202,13 @@ template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads, double* resid_max = nullptr, double* norms = nullptr,
                       bool* subnormal = nullptr) {
-    int worst = 0;
-    bool sub = false;
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
     const int blocks = out.panels * out.ksteps;
     const int outer = IsA ? x.rows : x.cols;
-    double mx[kFp64Slices + 1] = {};
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst) reduction(max : mx[:kFp64Slices + 1]) \
-    reduction(|| : sub)
-    for (int q = 0; q < blocks; ++q) {
+    std::vector<Fp64PackPartial> part(std::max(1, threads));
+    parallel_for(threads, blocks, [&](int q, int who) {
+        Fp64PackPartial& mine = part[who];
         int p, s;
         order.at(q, &p, &s);
         alignas(64) double tile[kStepElems];
@@ -197,14 +217,23 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
         if (exps) {
             BlockScale bs;
             block_scale(exps, p * kTile, count, &bs);
-            sub = scale_tile<IsA>(bs, tile) || sub;
+            mine.subnormal = scale_tile<IsA>(bs, tile) || mine.subnormal;
         }
         const std::size_t o = offset(out, p, s);
         bf16_t* dst[kFp64Slices] = {};
         for (int t = 0; t < sc.slices; ++t) dst[t] = out.slice[t] + o;
-        const SliceStatus st = resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mx) : sk.fp64(tile, kStepElems, sc, dst);
-        worst = std::max(worst, static_cast<int>(st));
+        const SliceStatus st =
+            resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mine.mx) : sk.fp64(tile, kStepElems, sc, dst);
+        mine.worst = std::max(mine.worst, static_cast<int>(st));
         if (norms) add_slice_norms<IsA>(dst, sc.slices, p * kTile, count, outer, norms);
+    });
+    int worst = 0;
+    bool sub = false;
+    double mx[kFp64Slices + 1] = {};
+    for (const Fp64PackPartial& pp : part) {
+        worst = std::max(worst, pp.worst);
+        sub = sub || pp.subnormal;
+        for (int t = 0; t <= kFp64Slices; ++t) mx[t] = std::max(mx[t], pp.mx[t]);
     }
     if (resid_max) std::copy(mx, mx + kFp64Slices + 1, resid_max);
     if (subnormal) *subnormal = sub;
@@ -243,13 +272,17 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
     const int len = by_cols ? x.rows : x.cols;    // contiguous run
     const int runs = by_cols ? x.cols : x.rows;
     for (int r = sc->active; r < sc->slices; ++r) {
+        std::vector<AbsMaxPartial> part(std::max(1, threads));
+        parallel_for(threads, runs, [&](int j, int who) {
+            const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * x.ld, std::size_t(len), *sc, r);
+            part[who].mx = std::max(part[who].mx, m.value);
+            part[who].nonfinite = part[who].nonfinite || m.nonfinite;
+        });
         double mx = 0;
         bool nonfinite = false;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : mx) reduction(|| : nonfinite)
-        for (int j = 0; j < runs; ++j) {
-            const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * x.ld, std::size_t(len), *sc, r);
-            mx = std::max(mx, m.value);
-            nonfinite = nonfinite || m.nonfinite;
+        for (const AbsMaxPartial& pp : part) {
+            mx = std::max(mx, pp.mx);
+            nonfinite = nonfinite || pp.nonfinite;
         }
         if (nonfinite) return "domain:nonfinite";
         if (mx == 0 || ceil_log2(mx) < kFp64MinSliceExp) break;  // the chain ends here
@@ -319,10 +352,9 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
     // op(X)'s rows are stored columns when transposed; op(X)'s columns are stored columns when not.
     const bool contiguous = as_rows == (x.trans != 'N');
     const std::size_t ld = std::size_t(x.ld);
-    bool bad = false, any = false;
+    std::vector<ExponentPartial> part(std::max(1, threads));
     if (contiguous) {
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(|| : bad, any)
-        for (int o = 0; o < outer; ++o) {
+        parallel_for(threads, outer, [&](int o, int who) {
             const double* run = x.x + std::size_t(o) * ld;
             double m = 0;
             bool nf = false;
@@ -331,16 +363,15 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
                 nf = nf || !(a <= DBL_MAX);
                 m = a > m ? a : m;
             }
-            bad = bad || nf;
-            any = any || m > 0;
+            part[who].bad = part[who].bad || nf;
+            part[who].any = part[who].any || m > 0;
             exps[o] = m > 0 ? ceil_log2(m) : 0;
             if (zero) zero[o] = m == 0;
-        }
+        });
     } else {
         constexpr int kChunk = 256;  // outer indices per task: a strided walk over all of `len`
         const int chunks = (outer + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(|| : bad, any)
-        for (int c = 0; c < chunks; ++c) {
+        parallel_for(threads, chunks, [&](int c, int who) {
             const int o0 = c * kChunk, n = std::min(kChunk, outer - o0);
             double m[kChunk] = {};
             bool nf = false;
@@ -352,13 +383,18 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
                     m[o] = a > m[o] ? a : m[o];
                 }
             }
-            bad = bad || nf;
+            part[who].bad = part[who].bad || nf;
             for (int o = 0; o < n; ++o) {
-                any = any || m[o] > 0;
+                part[who].any = part[who].any || m[o] > 0;
                 exps[o0 + o] = m[o] > 0 ? ceil_log2(m[o]) : 0;
                 if (zero) zero[o0 + o] = m[o] == 0;
             }
-        }
+        });
+    }
+    bool bad = false, any = false;
+    for (const ExponentPartial& pp : part) {
+        bad = bad || pp.bad;
+        any = any || pp.any;
     }
     *nonzero = any;
     return bad ? "domain:nonfinite" : nullptr;
