@@ -39,6 +39,8 @@ inline constexpr char backend_not_runnable[] = "backend:not-runnable";
 inline constexpr char domain_slice_overflow[] = "domain:slice-overflow";
 inline constexpr char memory_workspace_cap[] = "memory:workspace-cap";
 inline constexpr char memory_alloc_failed[] = "memory:alloc-failed";
+// FP64 auto: the per-entry certificate failed for too many entries (kernels/fp64_certificate.h).
+inline constexpr char accuracy_uncertified[] = "accuracy:uncertified";
 
 // Threads notes (Decision::threads_note): the call was routed with fewer threads.
 inline constexpr char threads_in_parallel_region[] = "threads:in-parallel-region";

@@ -18,6 +18,7 @@ const char* route_name(Route r) {
         case Route::amx_fp64_21: return "amx-fp64-21";
         case Route::amx_fp64_28: return "amx-fp64-28";
         case Route::amx_fp64_36: return "amx-fp64-36";
+        case Route::amx_fp64_auto: return "amx-fp64-auto";
     }
     return "forward";
 }
@@ -30,6 +31,7 @@ Route fp64_route(int products) {
         case 21: return Route::amx_fp64_21;
         case 28: return Route::amx_fp64_28;
         case 36: return Route::amx_fp64_36;
+        case kernels::kFp64Auto: return Route::amx_fp64_auto;
         default: return Route::forward;
     }
 }
@@ -43,6 +45,7 @@ int route_products(Route r) {
         case Route::amx_fp64_21: return 21;
         case Route::amx_fp64_28: return 28;
         case Route::amx_fp64_36: return 36;
+        case Route::amx_fp64_auto: return kernels::kFp64Auto;
         case Route::forward:
         case Route::beta_scale: return 0;
     }
@@ -183,6 +186,7 @@ constexpr ReasonEntry kReasons[] = {
     {reason::domain_slice_overflow, ReasonKind::forward},
     {reason::memory_workspace_cap, ReasonKind::forward},
     {reason::memory_alloc_failed, ReasonKind::forward},
+    {reason::accuracy_uncertified, ReasonKind::forward},
     {reason::threads_above_cores, ReasonKind::note},
     {reason::threads_in_parallel_region, ReasonKind::note},
     {reason::threads_concurrent_calls, ReasonKind::note},

@@ -24,12 +24,15 @@ enum class Route {
     amx_fp64_21,
     amx_fp64_28,
     amx_fp64_36,
+    amx_fp64_auto,  // AMXBLAS_FP64_PRODUCTS=auto: the kernels pick 6..36 per call
 };
 
 // "amx-fp32", "amx-fp64-10", ..., "beta-scale" or "forward": the log's route= field.
 const char* route_name(Route r);
-Route fp64_route(int products);  // 6, 10, 15, 21, 28, 36 -> the matching route; else forward
-int route_products(Route r);     // 6 ... 36 for FP64 routes; 6 for FP32; 0 for forward
+// 6, 10, 15, 21, 28, 36 -> the matching route, kernels::kFp64Auto -> amx_fp64_auto; else forward.
+Route fp64_route(int products);
+// 6 ... 36 for fixed FP64 routes, kernels::kFp64Auto for amx_fp64_auto; 6 for FP32; 0 for forward.
+int route_products(Route r);
 
 // One GEMM call in column-major form (a row-major CBLAS call is converted before this).
 struct GemmCall {

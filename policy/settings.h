@@ -12,7 +12,10 @@ enum class BackendChoice { automatic, amx, avx512, reference };
 
 struct Settings {
     bool fp32 = true;            // AMXBLAS_FP32: route eligible SGEMM calls
-    int fp64_products = 0;       // AMXBLAS_FP64_PRODUCTS: 0 (no DGEMM routed), 6, 10, 15, 21, 28, 36
+    // AMXBLAS_FP64_PRODUCTS: 0 (no DGEMM routed), 6, 10, 15, 21, 28, 36, or -1 for "auto"
+    // (kernels::kFp64Auto: the fewest products whose per-entry certificate holds).
+    int fp64_products = 0;
+    double fp64_tol = 1;         // AMXBLAS_FP64_TOL: auto's accepted factor over DGEMM's bound
     // AMXBLAS_MIN_N: smallest M, N and K that are routed. 256 is the paper's smallest measured
     // order, where AMX-FP32 was 2.56x SGEMM (TABLE4.md); below one 256x256x256 block the
     // split/pack overhead is not amortised.

@@ -52,10 +52,21 @@ Settings read_settings(EnvLookup env, int cores) {
         else warn_invalid("AMXBLAS_FP32", x, "accepted: 0 or 1", "1");
     }
     if (const char* x = env("AMXBLAS_FP64_PRODUCTS")) {
-        if (parse_int(x, 0, 36, &v) && (v == 0 || v == 6 || v == 10 || v == 15 || v == 21 || v == 28 || v == 36))
+        if (!std::strcmp(x, "auto"))
+            s.fp64_products = -1;
+        else if (parse_int(x, 0, 36, &v) && (v == 0 || v == 6 || v == 10 || v == 15 || v == 21 || v == 28 || v == 36))
             s.fp64_products = static_cast<int>(v);
         else
-            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, "accepted: 0, 6, 10, 15, 21, 28 or 36", "0");
+            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, "accepted: 0, 6, 10, 15, 21, 28, 36 or auto", "0");
+    }
+    if (const char* x = env("AMXBLAS_FP64_TOL")) {
+        char* end = nullptr;
+        errno = 0;
+        const double t = std::strtod(x, &end);
+        if (errno == 0 && end != x && *end == '\0' && t >= 1 && t <= 1e15)
+            s.fp64_tol = t;
+        else
+            warn_invalid("AMXBLAS_FP64_TOL", x, "accepted: a number from 1 to 1e15", "1");
     }
     if (const char* x = env("AMXBLAS_MIN_N")) {
         if (parse_int(x, 1, 1L << 30, &v)) s.min_n = static_cast<int>(v);

@@ -81,6 +81,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
 
     const Decision d = decide(call, s, hardware());
     const char* reason = d.reason;
+    kernels::Fp64AutoReport report;
     if (d.route == Route::beta_scale) {
         beta_scale(args);
     } else if (d.route != Route::forward) {
@@ -90,6 +91,8 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
             kernels::RunOptions opt;
             opt.backend = d.backend;
             opt.fp64_products = route_products(d.route);
+            opt.fp64_tol = s.fp64_tol;
+            opt.fp64_report = &report;
             opt.threads = d.threads;
             opt.workspace_cap_bytes = s.workspace_cap_bytes;
             reason = emulate(args, opt);
@@ -100,6 +103,13 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& f
 
     if (s.verbose == 0) return;
     rec.route = forwarded ? Route::forward : d.route;
+    if (!forwarded && d.route == Route::amx_fp64_auto) {
+        rec.route = fp64_route(report.products);  // the summary counts calls per product count
+        rec.fp64_auto = true;
+        rec.fp64_products = report.products;
+        rec.fp64_margin = report.margin;
+        rec.fp64_repaired = report.repaired;
+    }
     rec.reason = reason;
     rec.backend = kernels::backend_name(d.backend);
     rec.threads = d.threads;

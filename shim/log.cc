@@ -343,6 +343,8 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
     } else {
         append(" backend=%s threads=%d", r.backend, r.threads);
         if (r.note) append(" note=%s", r.note);
+        if (r.fp64_auto)
+            append(" products=%d margin=%.3g repaired=%ld", r.fp64_products, r.fp64_margin, r.fp64_repaired);
     }
     append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r.m, r.n, r.k, r.seconds));
     return n < size ? n : size - 1;

@@ -21,6 +21,12 @@ struct CallRecord {
     int threads;
     const char* note;     // threads note, or nullptr
     double seconds;
+    // AMXBLAS_FP64_PRODUCTS=auto, routed: route is the product count picked (amx-fp64-N), and
+    // the line adds products=N, the certificate's margin and the entries repaired in FP64.
+    bool fp64_auto;
+    int fp64_products;
+    double fp64_margin;
+    long fp64_repaired;
 };
 
 // Records one call (line and/or summary, as AMXBLAS_VERBOSE asks). Cheap when verbose is 0.

@@ -91,10 +91,20 @@ void omp_num_threads_is_the_second_choice(void**) {
 }
 
 void every_fp64_product_count(void**) {
-    for (const char* v : {"0", "6", "10", "15", "21"}) {
+    for (const char* v : {"0", "6", "10", "15", "21", "28", "36"}) {
         g_env = {{"AMXBLAS_FP64_PRODUCTS", v}};
         assert_int_equal(read_settings(fake_env, 1).fp64_products, std::atoi(v));
     }
+    g_env = {{"AMXBLAS_FP64_PRODUCTS", "auto"}, {"AMXBLAS_FP64_TOL", "4.5"}};
+    Settings s = read_settings(fake_env, 1);
+    assert_int_equal(s.fp64_products, -1);
+    assert_true(s.fp64_tol == 4.5);
+    for (const char* bad : {"0.5", "x", "", "1e16", "nan"}) {
+        g_env = {{"AMXBLAS_FP64_TOL", bad}};
+        assert_true(read_settings(fake_env, 1).fp64_tol == 1);
+    }
+    g_env = {{"AMXBLAS_FP64_PRODUCTS", "Auto"}};
+    assert_int_equal(read_settings(fake_env, 1).fp64_products, 0);
 }
 
 void call_line_format(void**) {
