@@ -32,8 +32,4 @@ int format_call_line(const CallRecord& rec, char* buf, int size);
 // For tests; the log uses it on AMXBLAS_LOG.
 void expand_log_path(const char* pattern, char* out, int size);
 
-// Messages that must reach the user whatever the verbosity, on stderr, prefixed "amxblas: ".
-void warning_message(const char* text);
-void fatal_message(const char* text);
-
 }  // namespace amxblas
