@@ -1,6 +1,6 @@
 // The blocked driver (paper Sections 6.1-6.3) and the entry points.
 //
-//   for each BM x BN output block (OpenMP, collapse(2), static: one thread per block)
+//   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
 //       for each 32x32 micro-tile
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
@@ -19,11 +19,11 @@
 // (barring flush-to-zero of results below 2^-126, which the caller rules out on the exponents
 // prepare_dgemm reports). Every per-panel FP32 result is the exact real sum, so backends, pair
 // orders and thread counts cannot change a single bit.
-#include <omp.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -33,6 +33,7 @@
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
+#include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -124,10 +125,41 @@ void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
     }
 }
 
-// The macro-kernel of both precisions. Each thread owns `per_thread` bytes of scratch: its
-// BM x BN block accumulator (Step::Acc) and one 32x32 FP32 tile. Per block, Step::begin_block
-// prepares the accumulator's rows x cols valid part; per panel and micro-tile, Step::tile adds
-// that panel's contribution (or, on the first panel, may store it); then the block goes to C.
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Runs block(ib, jb, acc, tile) over every output block on up to `threads` threads. Each thread
+// has its own accumulator and tile in `scratch` and brackets its blocks with the micro-kernels'
+// thread_begin/thread_end (tile configuration on AMX), only if it gets a block at all.
+template <typename Acc, typename Block>
+void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroKernels& mk, Block&& block) {
+    struct Task final : ParallelTask {
+        const Blocking& bl;
+        char* scratch;
+        const MicroKernels& mk;
+        Block& block;
+        std::atomic<int> next{0};
+        Task(const Blocking& b, char* s, const MicroKernels& m, Block& f) : bl(b), scratch(s), mk(m), block(f) {}
+        void run(int participant) override {
+            char* mine = scratch + thread_scratch_bytes<Acc>() * participant;
+            Acc* acc = reinterpret_cast<Acc*>(mine);
+            float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)));
+            bool begun = false;
+            for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < bl.mblocks * bl.nblocks;) {
+                if (!begun) mk.thread_begin();
+                begun = true;
+                block(q / bl.nblocks, q % bl.nblocks, acc, tile);
+            }
+            if (begun) mk.thread_end();
+        }
+    };
+    Task task(bl, scratch, mk, block);
+    run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
+}
+
+// The macro-kernel of both precisions, on for_each_block's threads. Per block,
+// Step::begin_block prepares the accumulator's rows x cols valid part; per panel and
+// micro-tile, Step::tile adds that panel's contribution (or, on the first panel, may store
+// it); then the block goes to C.
 //   struct Step {
 //       using Acc = ...;  // float or double, the type of the block accumulator and of C
 //       void begin_block(Acc* acc, int rows, int cols) const;
@@ -135,34 +167,24 @@ void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
 //                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN
 //   };
 template <typename Step>
-void run_blocks(const GemmArgs<typename Step::Acc>& g, const Step& step, const MicroKernels& mk,
-                char* scratch, std::size_t per_thread, int threads) {
+void run_blocks(const GemmArgs<typename Step::Acc>& g, const Step& step, const MicroKernels& mk, char* scratch,
+                int threads) {
     using Acc = typename Step::Acc;
     const Blocking bl(g.m, g.n, g.k);
-#pragma omp parallel num_threads(threads)
-    {
-        char* mine = scratch + per_thread * omp_get_thread_num();
-        Acc* acc = reinterpret_cast<Acc*>(mine);
-        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)));
-        mk.thread_begin();
-#pragma omp for collapse(2) schedule(static)
-        for (int ib = 0; ib < bl.mblocks; ++ib)
-            for (int jb = 0; jb < bl.nblocks; ++jb) {
-                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-                step.begin_block(acc, ti_end * kTile, tj_end * kTile);
-                for (int kb = 0; kb < bl.panels; ++kb) {
-                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-                    for (int ti = 0; ti < ti_end; ++ti)
-                        for (int tj = 0; tj < tj_end; ++tj) {
-                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                            step.tile(mk, kb, ns, pi, pj, s0, acc + ti * kTile * kBlockN + tj * kTile, tile);
-                        }
+    for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        step.begin_block(acc, ti_end * kTile, tj_end * kTile);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    step.tile(mk, kb, ns, pi, pj, s0, acc + ti * kTile * kBlockN + tj * kTile, tile);
                 }
-                write_block(g, ib * kBlockM, jb * kBlockN, acc);
-            }
-        mk.thread_end();
-    }
+        }
+        write_block(g, ib * kBlockM, jb * kBlockN, acc);
+    });
 }
 
 // FP32: one fused six-product chain per micro-tile and panel, added to an FP32 accumulator.
@@ -247,16 +269,16 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
 
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     pack_a_fp32({normalise_trans(g.transa), g.m, g.k, g.a, g.lda}, pa, sk, threads);
     pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
-    const double t1 = omp_get_wtime();
+    const double t1 = now_s();
 
-    run_blocks(g, Fp32Step{pa, pb}, microkernels_for(opt.backend), scratch, thread_scratch_bytes<float>(), threads);
+    run_blocks(g, Fp32Step{pa, pb}, microkernels_for(opt.backend), scratch, threads);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = omp_get_wtime() - t1;
+        opt.times->compute_s = now_s() - t1;
     }
     return nullptr;
 }
@@ -293,7 +315,7 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     const int threads = st->threads;
 
     // The first scales need no workspace: nonfinite input fails before any allocation.
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
     const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
@@ -311,7 +333,7 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     // The caller checks that on these facts before compute_dgemm (policy/domain.h).
     out->a = split_facts(sa);
     out->b = split_facts(sb);
-    st->split_pack_s = omp_get_wtime() - t0;
+    st->split_pack_s = now_s() - t0;
     out->state = std::move(st);
     return nullptr;
 }
@@ -322,12 +344,11 @@ const char* dgemm_compute(PreparedDgemm* p, int products) {
     const int np = fp64_schedule(products, sched);
     if (np == 0) return "config:fp64-products";
     PreparedDgemm::State& st = *p->state;
-    const double t1 = omp_get_wtime();
-    run_blocks(st.g, Fp64Step{st.pa, st.pb, sched, np}, microkernels_for(st.opt.backend), st.scratch,
-               thread_scratch_bytes<double>(), st.threads);
+    const double t1 = now_s();
+    run_blocks(st.g, Fp64Step{st.pa, st.pb, sched, np}, microkernels_for(st.opt.backend), st.scratch, st.threads);
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
-        st.opt.times->compute_s = omp_get_wtime() - t1;
+        st.opt.times->compute_s = now_s() - t1;
     }
     return nullptr;
 }

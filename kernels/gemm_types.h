@@ -25,7 +25,7 @@ struct PhaseTimes {
 struct RunOptions {
     Backend backend = Backend::reference;
     int fp64_products = 21;              // 6, 10, 15 or 21 (DGEMM only)
-    int threads = 1;                     // OpenMP threads for split, pack and compute
+    int threads = 1;                     // threads for split, pack and compute (kernels/thread_pool.h)
     std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
     // The caller found the AMX trap-and-emulate harness (tests/amxemu) loaded in this process,
     // so the amx backend runs without AMX hardware. The kernels do not look for it themselves:
