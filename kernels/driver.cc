@@ -1,4 +1,4 @@
-// The blocked driver (paper Sections 6.1-6.3) and the two entry points.
+// The blocked driver (paper Sections 6.1-6.3) and the entry points.
 //
 //   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
@@ -8,6 +8,10 @@
 //               one product -> tile; block accumulator (FP64) += widen(tile) * 2^(vA_i + vB_j)
 //     C := alpha * accumulator + beta * C   (FP64: accumulator * 2^(e_i + f_j) first;
 //                                            beta == 0: C is not read)
+//
+// One macro-kernel (run_blocks) walks the blocks, panels and tiles for both precisions; the
+// per-precision step (Fp32Step, Fp64Step) says what one micro-tile of one panel adds to the
+// block accumulator.
 //
 // Why BK = 256 makes the FP64 path exact before widening: a normalised slice entry (pack.h,
 // split.h) is a multiple of 2^-8 of magnitude <= 1, so a product of two is a multiple of
@@ -28,12 +32,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
-#include "kernels/fp64_certificate.h"
 #include "kernels/pack.h"
 #include "kernels/thread_pool.h"
 
@@ -97,7 +102,7 @@ char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, Pa
 
 const char* check_backend(const RunOptions& opt) {
     if (!backend_built(opt.backend)) return "backend:not-built";
-    if (!backend_usable(opt.backend)) return "backend:not-runnable";
+    if (!backend_usable(opt.backend, opt.amx_emulator)) return "backend:not-runnable";
     return nullptr;
 }
 
@@ -126,22 +131,6 @@ void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
         }
     }
 }
-
-struct Fp64Product {
-    int i, j;
-};
-
-// The retained products (i, j), i + j < d, smallest first: index sum descending, i descending
-// within a diagonal (the reverse of Algorithm 2's order).
-int fp64_schedule(int products, Fp64Product* out) {
-    const int d = fp64_depth(products);
-    int q = 0;
-    for (int diag = d - 1; diag >= 0; --diag)
-        for (int i = diag; i >= 0; --i) out[q++] = {i, diag - i};
-    return q;
-}
-
-int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -174,6 +163,76 @@ void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroK
     run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
 }
 
+// The macro-kernel of both precisions, on for_each_block's threads. Per block,
+// Step::begin_block prepares the accumulator's rows x cols valid part; per panel and
+// micro-tile, Step::tile adds that panel's contribution (or, on the first panel, may store
+// it); then Step::write sends the block to C (or wherever the step keeps its result).
+//   struct Step {
+//       using Acc = ...;  // float or double, the type of the block accumulator and of C
+//       void begin_block(Acc* acc, int rows, int cols) const;
+//       void tile(const MicroKernels& mk, int panel, int ksteps, int pi, int pj, int s0,
+//                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN
+//       void write(const GemmArgs<Acc>& g, int i0, int j0, const Acc* acc) const;
+//   };
+template <typename Step>
+void run_blocks(const GemmArgs<typename Step::Acc>& g, const Step& step, const MicroKernels& mk, char* scratch,
+                int threads) {
+    using Acc = typename Step::Acc;
+    const Blocking bl(g.m, g.n, g.k);
+    for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        step.begin_block(acc, ti_end * kTile, tj_end * kTile);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    step.tile(mk, kb, ns, pi, pj, s0, acc + ti * kTile * kBlockN + tj * kTile, tile);
+                }
+        }
+        step.write(g, ib * kBlockM, jb * kBlockN, acc);
+    });
+}
+
+// FP32: one fused six-product chain per micro-tile and panel, added to an FP32 accumulator.
+// The first panel stores its chain in place, so the accumulator needs no clearing.
+struct Fp32Step {
+    using Acc = float;
+    const PackedOperand& pa;
+    const PackedOperand& pb;
+    void begin_block(float*, int, int) const {}
+    void tile(const MicroKernels& mk, int panel, int ns, int pi, int pj, int s0, float* dst, float* tile) const {
+        Fp32Panels p;
+        for (int s = 0; s < kFp32Slices; ++s) {
+            p.a[s] = pa.block(s, pi, s0);
+            p.b[s] = pb.block(s, pj, s0);
+        }
+        if (panel == 0) {
+            mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
+            return;
+        }
+        mk.fp32_chain(ns, p, tile, kTile);
+        for (int r = 0; r < kTile; ++r)
+            for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
+    }
+    void write(const GemmArgs<float>& g, int i0, int j0, const float* acc) const { write_block(g, i0, j0, acc); }
+};
+
+struct Fp64Product {
+    int i, j;
+};
+
+// The retained products (i, j), i + j < d, smallest first: index sum descending, i descending
+// within a diagonal (the reverse of Algorithm 2's order).
+int fp64_schedule(int products, Fp64Product* out) {
+    const int d = fp64_depth(products);
+    int q = 0;
+    for (int diag = d - 1; diag >= 0; --diag)
+        for (int i = diag; i >= 0; --i) out[q++] = {i, diag - i};
+    return q;
+}
+
 // x * 2^e, rounded once (what ldexp gives), with a multiply when 2^e is a normal double.
 inline double scale_pow2(double x, int e) {
     if (e >= -1022 && e <= 1023) {
@@ -185,21 +244,84 @@ inline double scale_pow2(double x, int e) {
     return std::ldexp(x, e);
 }
 
-// FP64 write-back: C(i, j) := alpha * (acc * 2^(e_i + f_j)) + beta * C(i, j) over the valid
-// part of one block (beta == 0 never reads C).
-void write_block_fp64(const GemmArgs<double>& g, int i0, int j0, const double* acc, const int* row_exps,
-                      const int* col_exps) {
-    const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
-    for (int j = 0; j < cols; ++j) {
-        double* c = g.c + i0 + std::size_t(j0 + j) * g.ldc;
-        const int f = col_exps[j0 + j];
-        if (g.beta == 0.0) {
-            for (int i = 0; i < rows; ++i) c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f);
-        } else {
-            for (int i = 0; i < rows; ++i)
-                c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f) + g.beta * c[i];
+// FP64: each live product per micro-tile and panel, widened, multiplied by its exact factor
+// 2^(v_A(i) + v_B(j)) and added to an FP64 accumulator that starts at zero. The block goes to
+// C as alpha * acc * 2^(e_i + f_j) + beta * C (row_exps non-null), or as it is into lower
+// (m x n, ld m: the certificate's lower-bound product).
+struct Fp64Step {
+    using Acc = double;
+    const PackedOperand& pa;
+    const PackedOperand& pb;
+    const Fp64Product* sched;
+    const double* pscale;
+    int live;
+    const int* row_exps;
+    const int* col_exps;
+    double* lower;
+    void begin_block(double* acc, int rows, int cols) const {
+        for (int r = 0; r < rows; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * cols);
+    }
+    void tile(const MicroKernels& mk, int, int ns, int pi, int pj, int s0, double* dst, float* tile) const {
+        for (int q = 0; q < live; ++q) {
+            mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
+            const double ps = pscale[q];
+            for (int r = 0; r < kTile; ++r)
+                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]) * ps;
         }
     }
+    void write(const GemmArgs<double>& g, int i0, int j0, const double* acc) const {
+        const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
+        for (int j = 0; j < cols; ++j) {
+            if (lower) {
+                for (int i = 0; i < rows; ++i) lower[i0 + i + std::size_t(j0 + j) * g.m] = acc[i * kBlockN + j];
+                continue;
+            }
+            double* c = g.c + i0 + std::size_t(j0 + j) * g.ldc;
+            const int f = col_exps[j0 + j];
+            if (g.beta == 0.0) {
+                for (int i = 0; i < rows; ++i) c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f);
+            } else {
+                for (int i = 0; i < rows; ++i)
+                    c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f) + g.beta * c[i];
+            }
+        }
+    }
+};
+
+int clamp_threads(int t) { return t < 1 ? 1 : t; }
+
+// What the split found, for the caller's checks and the auto certificate.
+Fp64SplitFacts split_facts(const Fp64Split& sp, int outer, const unsigned char* zero) {
+    Fp64SplitFacts f;
+    f.outer = outer;
+    f.slices = sp.sc.slices;
+    f.active = sp.sc.active;
+    for (int r = 0; r < sp.sc.active; ++r) f.v[r] = ozaki_v(sp.sc.sigma[r]);
+    // The residual maxima themselves, or, when some scaled entry was rounded below 2^-1022
+    // (by at most 2^-1075, pack.h), at least 2^-1000 with a margin that covers that rounding.
+    for (int r = 0; r <= sp.sc.slices; ++r)
+        f.rho[r] = sp.subnormal_scaled ? std::max(sp.resid[r], 0x1p-1000) * (1 + 0x1p-40) : sp.resid[r];
+    f.norms = sp.norms;
+    f.zero = zero;
+    return f;
+}
+
+// Keeps the products of nonzero slices (the others are zero) and gives each its factor
+// 2^(v_A(i) + v_B(j)). Returns how many are kept.
+int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched, int np, double* pscale) {
+    int live = 0;
+    for (int q = 0; q < np; ++q) {
+        if (sched[q].i >= sa.active || sched[q].j >= sb.active) continue;
+        pscale[live] = std::ldexp(1.0, ozaki_v(sa.sigma[sched[q].i]) + ozaki_v(sb.sigma[sched[q].j]));
+        sched[live++] = sched[q];
+    }
+    return live;
+}
+
+// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound.
+void abs_slice(const PackedOperand& src, bf16_t* dst) {
+    const std::size_t elems = std::size_t(src.panels) * src.ksteps * kStepElems;
+    for (std::size_t q = 0; q < elems; ++q) dst[q] = src.slice[0][q] & 0x7FFF;
 }
 
 const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
@@ -217,33 +339,7 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
     const double t1 = now_s();
 
-    const MicroKernels mk = microkernels_for(opt.backend);
-    const Blocking bl(g.m, g.n, g.k);
-    for_each_block<float>(threads, bl, scratch, mk, [&](int ib, int jb, float* acc, float* tile) {
-        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-        for (int kb = 0; kb < bl.panels; ++kb) {
-            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-            for (int ti = 0; ti < ti_end; ++ti)
-                for (int tj = 0; tj < tj_end; ++tj) {
-                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                    Fp32Panels p;
-                    for (int s = 0; s < kFp32Slices; ++s) {
-                        p.a[s] = pa.block(s, pi, s0);
-                        p.b[s] = pb.block(s, pj, s0);
-                    }
-                    float* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                    if (kb == 0) {
-                        mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
-                        continue;
-                    }
-                    mk.fp32_chain(ns, p, tile, kTile);
-                    for (int r = 0; r < kTile; ++r)
-                        for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
-                }
-        }
-        write_block(g, ib * kBlockM, jb * kBlockN, acc);
-    });
+    run_blocks(g, Fp32Step{pa, pb}, microkernels_for(opt.backend), scratch, threads);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
@@ -251,190 +347,146 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     return nullptr;
 }
 
-// The FP64 products sched[0..live-1] (product q scaled by pscale[q]) over every output block;
-// write(i0, j0, acc) receives each finished BM x BN accumulator (row stride kBlockN).
-template <typename Write>
-void fp64_products(const Blocking& bl, const MicroKernels& mk, const PackedOperand& pa, const PackedOperand& pb,
-                   const Fp64Product* sched, const double* pscale, int live, char* scratch, int threads,
-                   Write&& write) {
-    for_each_block<double>(threads, bl, scratch, mk, [&](int ib, int jb, double* acc, float* tile) {
-        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-        for (int r = 0; r < ti_end * kTile; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
-        for (int kb = 0; kb < bl.panels; ++kb) {
-            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-            for (int ti = 0; ti < ti_end; ++ti)
-                for (int tj = 0; tj < tj_end; ++tj) {
-                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                    double* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                    for (int q = 0; q < live; ++q) {
-                        mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
-                        const double ps = pscale[q];
-                        for (int r = 0; r < kTile; ++r)
-                            for (int c = 0; c < kTile; ++c)
-                                dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]) * ps;
-                    }
-                }
-        }
-        write(ib * kBlockM, jb * kBlockN, acc);
-    });
-}
+}  // namespace
 
-// Keeps the products of nonzero slices (the others are zero) and gives each its factor
-// 2^(v_A(i) + v_B(j)). Returns how many are kept.
-int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched, int np, double* pscale) {
-    int live = 0;
-    for (int q = 0; q < np; ++q) {
-        if (sched[q].i >= sa.active || sched[q].j >= sb.active) continue;
-        pscale[live] = std::ldexp(1.0, ozaki_v(sa.sigma[sched[q].i]) + ozaki_v(sb.sigma[sched[q].j]));
-        sched[live++] = sched[q];
-    }
-    return live;
-}
-
-Fp64OperandBound operand_bound(const Fp64Split& sp, int outer, const unsigned char* zero) {
-    Fp64OperandBound ob;
-    ob.outer = outer;
-    ob.slices = sp.sc.slices;
-    ob.active = sp.sc.active;
-    for (int r = 0; r < sp.sc.active; ++r) ob.v[r] = ozaki_v(sp.sc.sigma[r]);
-    fp64_residual_bounds(sp.resid, sp.sc.slices, sp.subnormal_scaled, ob.rho);
-    ob.norms = sp.norms;
-    ob.zero = zero;
-    return ob;
-}
-
-// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound.
-void abs_slice(const PackedOperand& src, bf16_t* dst) {
-    const std::size_t elems = std::size_t(src.panels) * src.ksteps * kStepElems;
-    for (std::size_t q = 0; q < elems; ++q) dst[q] = src.slice[0][q] & 0x7FFF;
-}
-
-// Entries the certificate could not vouch for: recomputed as FP64 inner products in index
-// order, the computation DGEMM's own error bound describes. Each gets C := alpha * dot +
-// beta * c_old (c_old saved before C was written).
-struct Repairs {
-    std::vector<std::size_t> at;  // i + j * m
-    std::vector<double> c_old;
+// Everything a prepared DGEMM carries from prepare_dgemm to compute_dgemm.
+struct PreparedDgemm::State {
+    GemmArgs<double> g{};
+    RunOptions opt;
+    int threads = 1;
+    Workspace ws;
+    PackedOperand pa, pb;
+    char* scratch = nullptr;
+    double split_pack_s = 0;
+    Fp64Split sa, sb;
+    std::vector<int> row_exps, col_exps;
+    std::vector<unsigned char> row_zero, col_zero;  // auto
+    std::vector<double> norms_a, norms_b;           // auto
 };
 
-void save_repairs(const GemmArgs<double>& g, Repairs* r) {
-    r->c_old.resize(r->at.size());
-    for (std::size_t q = 0; q < r->at.size(); ++q) {
-        const int i = int(r->at[q] % std::size_t(g.m)), j = int(r->at[q] / std::size_t(g.m));
-        r->c_old[q] = g.beta == 0.0 ? 0.0 : g.c[i + std::size_t(j) * g.ldc];
-    }
-}
+PreparedDgemm::PreparedDgemm() = default;
+PreparedDgemm::~PreparedDgemm() = default;
+PreparedDgemm::PreparedDgemm(PreparedDgemm&&) noexcept = default;
+PreparedDgemm& PreparedDgemm::operator=(PreparedDgemm&&) noexcept = default;
 
-void apply_repairs(const GemmArgs<double>& g, const OperandView<double>& va, const OperandView<double>& vb,
-                   const Repairs& r, int threads) {
-    const auto at = [](const OperandView<double>& v, int row, int col) {
-        return v.trans == 'N' ? v.x[row + std::size_t(col) * v.ld] : v.x[col + std::size_t(row) * v.ld];
-    };
-    parallel_for(threads, int(r.at.size()), [&](int q, int) {
-        const int i = int(r.at[q] % std::size_t(g.m)), j = int(r.at[q] / std::size_t(g.m));
-        double dot = 0;
-        for (int l = 0; l < g.k; ++l) dot += at(va, i, l) * at(vb, l, j);
-        double* c = g.c + i + std::size_t(j) * g.ldc;
-        *c = g.beta == 0.0 ? g.alpha * dot : g.alpha * dot + g.beta * r.c_old[q];
-    });
-}
+namespace {
 
-const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
+OperandView<double> view_a(const GemmArgs<double>& g) { return {normalise_trans(g.transa), g.m, g.k, g.a, g.lda}; }
+OperandView<double> view_b(const GemmArgs<double>& g) { return {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}; }
+
+const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {
+    out->state.reset();
+    out->lower = nullptr;
     if (const char* why = check_backend(opt)) return why;
     const bool automatic = opt.fp64_products == kFp64Auto;
-    Fp64Product sched[kFp64MaxProducts];
     const int slices = automatic ? kFp64Slices : fp64_depth(opt.fp64_products);
     if (slices == 0) return "config:fp64-products";
-    const int threads = clamp_threads(opt.threads);
+    auto st = std::make_unique<PreparedDgemm::State>();
+    st->g = g;
+    st->opt = opt;
+    st->threads = clamp_threads(opt.threads);
+    const int threads = st->threads;
 
     // The exponent scans need no workspace: nonfinite input fails before any allocation.
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
-    const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
-    const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
-    std::vector<int> row_exps(std::size_t(g.m)), col_exps(std::size_t(g.n));
-    std::vector<unsigned char> row_zero, col_zero;
-    if (automatic) row_zero.resize(std::size_t(g.m)), col_zero.resize(std::size_t(g.n));
+    const OperandView<double> va = view_a(g), vb = view_b(g);
+    st->row_exps.resize(std::size_t(g.m));
+    st->col_exps.resize(std::size_t(g.n));
+    if (automatic) {
+        st->row_zero.resize(std::size_t(g.m));
+        st->col_zero.resize(std::size_t(g.n));
+    }
     bool a_nonzero = false, b_nonzero = false;
-    if (const char* why = fp64_outer_exponents(va, true, threads, row_exps.data(), &a_nonzero,
-                                               automatic ? row_zero.data() : nullptr))
+    if (const char* why = fp64_outer_exponents(va, true, threads, st->row_exps.data(), &a_nonzero,
+                                               automatic ? st->row_zero.data() : nullptr))
         return why;
-    if (const char* why = fp64_outer_exponents(vb, false, threads, col_exps.data(), &b_nonzero,
-                                               automatic ? col_zero.data() : nullptr))
+    if (const char* why = fp64_outer_exponents(vb, false, threads, st->col_exps.data(), &b_nonzero,
+                                               automatic ? st->col_zero.data() : nullptr))
         return why;
 
-    Workspace ws;
     const std::size_t bytes = automatic ? dgemm_auto_workspace_bytes(g.m, g.n, g.k, threads)
                                         : dgemm_workspace_bytes(g.m, g.n, g.k, threads, opt.fp64_products);
-    if (const char* why = allocate(bytes, opt.workspace_cap_bytes, &ws)) return why;
-    PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, slices, &pa, &pb);
-    Fp64Split sa, sb;
-    std::vector<double> norms_a, norms_b;
+    if (const char* why = allocate(bytes, opt.workspace_cap_bytes, &st->ws)) return why;
+    st->scratch = lay_out(static_cast<char*>(st->ws.p), g.m, g.n, g.k, slices, &st->pa, &st->pb);
     if (automatic) {
-        norms_a.resize(std::size_t(slices) * g.m);
-        norms_b.resize(std::size_t(slices) * g.n);
-        sa.norms = norms_a.data();
-        sb.norms = norms_b.data();
+        st->norms_a.resize(std::size_t(slices) * g.m);
+        st->norms_b.resize(std::size_t(slices) * g.n);
+        st->sa.norms = st->norms_a.data();
+        st->sb.norms = st->norms_b.data();
     }
-    if (const char* why = split_pack_a_fp64(va, row_exps.data(), a_nonzero, &sa, pa, sk, threads)) return why;
-    if (const char* why = split_pack_b_fp64(vb, col_exps.data(), b_nonzero, &sb, pb, sk, threads)) return why;
-    const double t1 = now_s();
+    if (const char* why = split_pack_a_fp64(va, st->row_exps.data(), a_nonzero, &st->sa, st->pa, sk, threads))
+        return why;
+    if (const char* why = split_pack_b_fp64(vb, st->col_exps.data(), b_nonzero, &st->sb, st->pb, sk, threads))
+        return why;
+    out->a = split_facts(st->sa, g.m, automatic ? st->row_zero.data() : nullptr);
+    out->b = split_facts(st->sb, g.n, automatic ? st->col_zero.data() : nullptr);
+    st->split_pack_s = now_s() - t0;
 
-    const MicroKernels mk = microkernels_for(opt.backend);
-    const Blocking bl(g.m, g.n, g.k);
-    int products = opt.fp64_products;
-    Repairs repairs;
     if (automatic) {
         // The certificate's lower bound of |A||B|: one BF16 product of |Z_0^A| and |Z_0^B|,
-        // exact per panel like every other product, summed over panels in FP64.
+        // exact per panel like every other product, summed over the panels in FP64.
         const std::size_t sa_bytes = align_up(packed_slice_elems(g.m, g.k) * sizeof(bf16_t));
         const std::size_t sb_bytes = align_up(packed_slice_elems(g.n, g.k) * sizeof(bf16_t));
-        char* extra = scratch + std::size_t(threads) * thread_scratch_bytes<double>();
-        PackedOperand abs_a = pa, abs_b = pb;
+        char* extra = st->scratch + std::size_t(threads) * thread_scratch_bytes<double>();
+        PackedOperand abs_a = st->pa, abs_b = st->pb;
         abs_a.slice[0] = reinterpret_cast<bf16_t*>(extra);
         abs_b.slice[0] = reinterpret_cast<bf16_t*>(extra + sa_bytes);
-        double* lhat = reinterpret_cast<double*>(extra + sa_bytes + sb_bytes);
-        abs_slice(pa, abs_a.slice[0]);
-        abs_slice(pb, abs_b.slice[0]);
-        const Fp64Product lower[1] = {{0, 0}};
-        const double one[1] = {1.0};
-        if (sa.sc.active > 0 && sb.sc.active > 0) {
-            fp64_products(bl, mk, abs_a, abs_b, lower, one, 1, scratch, threads, [&](int i0, int j0, const double* acc) {
-                const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
-                for (int j = 0; j < cols; ++j)
-                    for (int i = 0; i < rows; ++i) lhat[i0 + i + std::size_t(j0 + j) * g.m] = acc[i * kBlockN + j];
-            });
+        double* lower = reinterpret_cast<double*>(extra + sa_bytes + sb_bytes);
+        const double t1 = now_s();
+        if (st->sa.sc.active > 0 && st->sb.sc.active > 0) {
+            abs_slice(st->pa, abs_a.slice[0]);
+            abs_slice(st->pb, abs_b.slice[0]);
+            const Fp64Product first[1] = {{0, 0}};
+            const double one[1] = {1.0};
+            run_blocks(g, Fp64Step{abs_a, abs_b, first, one, 1, nullptr, nullptr, lower},
+                       microkernels_for(opt.backend), st->scratch, threads);
         } else {
-            std::fill(lhat, lhat + std::size_t(g.m) * g.n, 0.0);
+            std::fill(lower, lower + std::size_t(g.m) * g.n, 0.0);
         }
-        Fp64Certificate cert;
-        const Fp64OperandBound ba = operand_bound(sa, g.m, row_zero.data()), bb = operand_bound(sb, g.n, col_zero.data());
-        if (!fp64_certify(ba, bb, g.k, lhat, g.m, opt.fp64_tol, 3, threads, &cert)) return "accuracy:uncertified";
-        if (cert.failing > fp64_repair_limit(g.m, g.n)) return "accuracy:uncertified";
-        products = cert.depth * (cert.depth + 1) / 2;
-        repairs.at = std::move(cert.fail_at);
-        save_repairs(g, &repairs);
-        if (opt.fp64_report) {
-            opt.fp64_report->products = products;
-            opt.fp64_report->margin = cert.margin;
-            opt.fp64_report->repaired = cert.failing;
-        }
+        out->lower = lower;
+        if (opt.times) opt.times->certificate_s = now_s() - t1;
     }
-    const int np = fp64_schedule(products, sched);
-    double pscale[kFp64MaxProducts];
-    const int live = live_products(sa.sc, sb.sc, sched, np, pscale);
-    const double t2 = now_s();
+    out->state = std::move(st);
+    return nullptr;
+}
 
-    fp64_products(bl, mk, pa, pb, sched, pscale, live, scratch, threads, [&](int i0, int j0, const double* acc) {
-        write_block_fp64(g, i0, j0, acc, row_exps.data(), col_exps.data());
-    });
-    if (!repairs.at.empty()) apply_repairs(g, va, vb, repairs, threads);
-    if (opt.times) {
-        opt.times->split_pack_s = t1 - t0;
-        opt.times->certificate_s = t2 - t1;
-        opt.times->compute_s = now_s() - t2;
+const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* repair_at, std::size_t repairs) {
+    if (!p || !p->state) return "config:fp64-products";
+    PreparedDgemm::State& st = *p->state;
+    Fp64Product sched[kFp64MaxProducts];
+    const int np = fp64_schedule(products, sched);
+    if (np == 0 || fp64_depth(products) > st.sa.sc.slices) return "config:fp64-products";
+    const GemmArgs<double>& g = st.g;
+    const double t1 = now_s();
+    // C's old values of the entries to repair, before the products overwrite them.
+    std::vector<double> c_old(repairs);
+    for (std::size_t q = 0; q < repairs; ++q) {
+        const std::size_t i = repair_at[q] % std::size_t(g.m), j = repair_at[q] / std::size_t(g.m);
+        c_old[q] = g.beta == 0.0 ? 0.0 : g.c[i + j * std::size_t(g.ldc)];
+    }
+    double pscale[kFp64MaxProducts];
+    const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
+    run_blocks(g, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), nullptr},
+               microkernels_for(st.opt.backend), st.scratch, st.threads);
+    // The entries the certificate could not vouch for: FP64 inner products in index order, the
+    // computation DGEMM's own error bound describes.
+    if (repairs > 0) {
+        const OperandView<double> va = view_a(g), vb = view_b(g);
+        const auto at = [](const OperandView<double>& v, int row, int col) {
+            return v.trans == 'N' ? v.x[row + std::size_t(col) * v.ld] : v.x[col + std::size_t(row) * v.ld];
+        };
+        parallel_for(st.threads, int(repairs), [&](int q, int) {
+            const int i = int(repair_at[q] % std::size_t(g.m)), j = int(repair_at[q] / std::size_t(g.m));
+            double dot = 0;
+            for (int l = 0; l < g.k; ++l) dot += at(va, i, l) * at(vb, l, j);
+            double* c = g.c + i + std::size_t(j) * g.ldc;
+            *c = g.beta == 0.0 ? g.alpha * dot : g.alpha * dot + g.beta * c_old[q];
+        });
+    }
+    if (st.opt.times) {
+        st.opt.times->split_pack_s = st.split_pack_s;
+        st.opt.times->compute_s = now_s() - t1;
     }
     return nullptr;
 }
@@ -467,17 +519,14 @@ std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads) {
            component_bytes(m, n, k, 1) + align_up(std::size_t(m) * n * sizeof(double));
 }
 
-long fp64_repair_limit(int m, int n) {
-    // A repaired entry costs K scalar multiply-adds; up to 1/16 of the entries keeps that below
-    // the routed products' work.
-    return long(m) * n / 16;
-}
+namespace {
 
 // No exception may reach a C or Fortran caller; nothing below throws by design, this is the
 // last line of defence.
-const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
+template <typename Fn>
+const char* guarded(Fn&& fn) {
     try {
-        return sgemm(args, opt);
+        return fn();
     } catch (const std::bad_alloc&) {
         return "memory:alloc-failed";
     } catch (...) {
@@ -485,14 +534,20 @@ const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
     }
 }
 
-const char* emulate_dgemm(const GemmArgs<double>& args, const RunOptions& opt) {
-    try {
-        return dgemm(args, opt);
-    } catch (const std::bad_alloc&) {
-        return "memory:alloc-failed";
-    } catch (...) {
-        return "internal:exception";
-    }
+}  // namespace
+
+const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
+    return guarded([&] { return sgemm(args, opt); });
+}
+
+const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out) {
+    const char* why = guarded([&] { return dgemm_prepare(args, opt, out); });
+    if (why) out->state.reset();  // a failed prepare frees its workspace at once
+    return why;
+}
+
+const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at, std::size_t repairs) {
+    return guarded([&] { return dgemm_compute(prepared, products, repair_at, repairs); });
 }
 
 }  // namespace amxblas::kernels

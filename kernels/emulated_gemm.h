@@ -1,4 +1,4 @@
-// The entry points of the BF16 component-product emulation, as the shim sees them.
+// The entry points of the BF16 component-product emulation, as the layers above see them.
 //
 // Semantics are those of column-major BLAS xGEMM:  C := alpha * op(A) * op(B) + beta * C,
 // with op(X) = X for trans 'N'/'n' and X^T for 'T'/'t'/'C'/'c'.
@@ -12,27 +12,40 @@
 // beta == 0 never reads C (NaN or Inf already in C does not survive).
 // Forward reasons returned (static strings):
 //   "backend:not-built", "backend:not-runnable"   RunOptions::backend cannot run here (amx also
-//                                                 runs when the tests/amxemu harness is loaded)
-//   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28, 36 or auto
-//   "accuracy:uncertified"                        auto: more than fp64_repair_limit() entries
-//                                                 fail the certificate even with 36 products
+//                                                 runs when RunOptions::amx_emulator says the
+//                                                 tests/amxemu harness is loaded)
+//   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28, 36 or
+//                                                 kFp64Auto
 //   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
 //   "domain:nonfinite"                            Inf/NaN in A or B (FP64; the pre-scan's job)
 //   "domain:slice-subnormal", "domain:slice-overflow"
 //                                                 FP64 safety net: a normalised slice entry left
 //                                                 the BF16 range (cannot happen, split.h)
 //   "internal:exception"                          never expected; nothing escapes to C/Fortran
+//
+// FP32 is one call (emulate_sgemm). FP64 is two (prepare_dgemm, then compute_dgemm), because
+// what the split finds decides whether and how the call may run, and that decision is the
+// policy's, not the kernels' (policy/emulate.h strings the phases together):
+//
+//   PreparedDgemm p;
+//   if (const char* why = prepare_dgemm(args, opt, &p)) forward(why);   // C untouched
+//   else if (const char* why = policy_check(p.a, p.b, ...)) forward(why);  // C untouched
+//   else compute_dgemm(&p, products);                                    // writes C
+//
+// prepare_dgemm scales, allocates, splits and packs both operands and reports in p.a and p.b
+// what the split found (with opt.fp64_products = kFp64Auto: eight slices, their norms, and in
+// p.lower one extra BF16 product for the certificate's lower bound of |A||B|);
+// compute_dgemm runs the chosen products, writes C and recomputes the listed entries in FP64. A PreparedDgemm
+// owns its workspace until it is destroyed; the arguments' matrices must not change between
+// the two phases.
 #pragma once
 
 #include <cstddef>
+#include <memory>
+
+#include "kernels/gemm_types.h"
 
 namespace amxblas::kernels {
-
-enum class Backend : int {
-    reference = 0,  // portable scalar micro-kernel, follows the SDM definition of TDPBF16PS
-    avx512 = 1,     // AVX-512 BF16 (VDPBF16PS) micro-kernel
-    amx = 2,        // AMX-BF16 (TDPBF16PS) micro-kernel
-};
 
 const char* backend_name(Backend b);  // "reference", "avx512", "amx"
 
@@ -42,66 +55,52 @@ bool backend_built(Backend b);
 // amx: CPUID AMX-TILE/AMX-BF16, palette 1 in leaf 0x1D and arch_prctl(ARCH_REQ_XCOMP_PERM)
 // succeeds. Computed once, cached, thread-safe.
 bool backend_runnable_on_cpu(Backend b);
-// True when the trap-and-emulate AMX harness (tests/amxemu) is loaded in this process.
-bool amx_emulator_present();
-
-// Time spent in each phase of one call, for the benchmark's breakdown (Figure 10 of the paper).
-struct PhaseTimes {
-    double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
-    double certificate_s = 0; // FP64 auto: the lower-bound product and the certificate
-    double compute_s = 0;     // component products and reconstruction into C
-};
-
-// AMXBLAS_FP64_PRODUCTS=auto: the fewest products whose per-entry error certificate holds
-// (kernels/fp64_certificate.h, docs/fp64-certificate.md).
-constexpr int kFp64Auto = -1;
-
-// What an auto call decided (RunOptions::fp64_report).
-struct Fp64AutoReport {
-    int products = 0;     // 6 ... 36
-    double margin = 0;    // min over certified entries of (allowed bound) / (certified bound)
-    long repaired = 0;    // entries recomputed in FP64 instead
-};
-
-struct RunOptions {
-    Backend backend = Backend::reference;
-    int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM only)
-    double fp64_tol = 1;                 // auto: accepted factor over DGEMM's error bound
-    Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed
-    int threads = 1;                     // OpenMP threads for split, pack and compute
-    std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
-    PhaseTimes* times = nullptr;         // optional
-};
-
-template <typename T>
-struct GemmArgs {
-    char transa, transb;
-    int m, n, k;
-    T alpha;
-    const T* a; int lda;
-    const T* b; int ldb;
-    T beta;
-    T* c; int ldc;
-};
 
 // Bytes one call allocates (computed before any allocation, compared with
 // RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
-// d for FP64 (fp64_depth), each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
+// d = fp64_depth(products) for FP64, each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
 // (FP32 or FP64) and one 32x32 FP32 tile. With threads = 1 that is the single-thread cost.
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21);
 // Auto: eight slices, |slice 0| of each operand and the m x n lower-bound product.
 std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads = 1);
-// Auto: the most entries a call may repair (recompute in FP64) instead of being forwarded.
-long fp64_repair_limit(int m, int n);
 
-// FP64 products retained with d slices per operand: all (i, j) with i + j < d (paper Eq. 15).
-constexpr int kFp64MaxProducts = 36;
-// 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6, 28 -> 7, 36 -> 8; anything else -> 0.
+// 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6, 28 -> 7, 36 -> 8: the slices d of the products i + j < d
+// (paper Eq. 15); anything else -> 0.
 int fp64_depth(int products);
 
 // Return nullptr on success, else a static forward-reason string (C untouched).
 const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt);
-const char* emulate_dgemm(const GemmArgs<double>& args, const RunOptions& opt);
+
+// One DGEMM between its two phases. Move-only; owns the call's workspace.
+class PreparedDgemm {
+public:
+    PreparedDgemm();
+    ~PreparedDgemm();
+    PreparedDgemm(PreparedDgemm&&) noexcept;
+    PreparedDgemm& operator=(PreparedDgemm&&) noexcept;
+    PreparedDgemm(const PreparedDgemm&) = delete;
+    PreparedDgemm& operator=(const PreparedDgemm&) = delete;
+
+    Fp64SplitFacts a, b;  // of op(A) and op(B), set by a successful prepare_dgemm
+    // Auto only: lower[i + j * m] is the FP64 sum over the K panels, in order, of the exact
+    // panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)); owned by the prepared call.
+    const double* lower = nullptr;
+
+    struct State;  // driver.cc: the arguments, options, workspace and packed buffers
+    std::unique_ptr<State> state;
+};
+
+// Phase 1 (the facts it reports are Fp64SplitFacts, kernels/gemm_types.h): checks the backend and opt.fp64_products, scales, allocates, splits and packs.
+// nullptr on success (then *out holds the packed operands and the facts), else the forward
+// reason. Never touches C.
+const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
+// Phase 2: runs `products` component products (6 ... 36, at most the prepared depth's) on a
+// prepared call and writes C; then recomputes the `repairs` entries repair_at[] (i + j * m)
+// as FP64 inner products in index order: C := alpha * dot + beta * C_old. nullptr on success,
+// else the forward reason with C untouched ("config:fp64-products" for a count the schedule
+// or the prepared slices do not cover, or a call that was not prepared).
+const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at = nullptr,
+                          std::size_t repairs = 0);
 
 }  // namespace amxblas::kernels

@@ -11,12 +11,10 @@
 #include <cstddef>
 
 #include "kernels/bf16.h"
+#include "kernels/gemm_types.h"
 
 namespace amxblas::kernels {
 
-constexpr int kFp32Slices = 3;
-// FP64: up to eight slices (36 products, i + j < 8); the paper's experiment uses six.
-constexpr int kFp64Slices = 8;
 constexpr int kOzakiRho = 53 - 8;  // rho = 45: significand gap between FP64 and BF16
 
 // The per-slice Ozaki shifts of one operand: sigma[r] = 0.75 * 2^(v(r) + rho) with
@@ -26,8 +24,8 @@ constexpr int kOzakiRho = 53 - 8;  // rho = 45: significand gap between FP64 and
 // Each slice is stored normalised: bf16(Z_r * norm[r]) with norm[r] = 2^-v(r), an exact
 // multiple of 2^-8 of magnitude <= 1, so a nonzero slice entry is always a normal BF16 number
 // in [2^-8, 1]; the driver multiplies the product of slices (i, j) by 2^(v_A(i) + v_B(j)).
-// Only the first `slices` slices are written (the route's depth d). The 0.75 (Ozaki's original extraction constant)
-// keeps x + sigma in one binade for |x| <= 2^v whatever the sign of x, so every entry of slice r
+// Only the first `slices` slices are written (the route's depth d).
+// The 0.75 (Ozaki's original extraction constant) keeps x + sigma in one binade for |x| <= 2^v whatever the sign of x, so every entry of slice r
 // is on the 2^(v(r)-8) grid and v(r+1) <= v(r) - 9. With sigma = 2^(v+rho) instead, a
 // positive x lands on 2^(v-7) and each slice keeps only 8 bits: about 2^-8 per diagonal, 5.7x-22x
 // off Table 4, which this matches (tests/kernels/kernels_accuracy_test.cc).

@@ -33,7 +33,7 @@
 // inputs, and inputs whose slice products could overflow or underflow FP32: all gone.)
 #pragma once
 
-#include "kernels/emulated_gemm.h"
+#include "kernels/gemm_types.h"
 #include "policy/domain_scan.h"
 
 namespace amxblas {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/fp64_certificate.h"
+#include "policy/emulate.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -47,7 +47,7 @@ Fp64AutoReport check_certified(Case& cs, int threads, double tol = 1) {
     o.fp64_tol = tol;
     Fp64AutoReport rep;
     o.fp64_report = &rep;
-    const char* why = emulate_dgemm(cs.g, o);
+    const char* why = amxblas::emulate_gemm(cs.g, o);
     if (why) fail_msg("auto forwarded: %s", why);
     const GemmArgs<double>& g = cs.g;
     const double ku = g.k * 0x1p-53, gamma = ku / (1 - ku);
@@ -116,7 +116,7 @@ void test_uncertifiable_forwarded(void**) {
     std::fill(cs.c.begin(), cs.c.end(), 2.5);
     cs.g.beta = 1;
     RunOptions o = kt::options(kFp64Auto, 2);
-    assert_string_equal(emulate_dgemm(cs.g, o), "accuracy:uncertified");
+    assert_string_equal(amxblas::emulate_gemm(cs.g, o), "accuracy:uncertified");
     for (double x : cs.c) assert_true(x == 2.5);
     cs.g.beta = 0;
     check_certified(cs, 2, 4);
@@ -133,7 +133,7 @@ void test_auto_bitwise_reproducible(void**) {
         Fp64AutoReport rep;
         o.fp64_report = &rep;
         std::fill(cs.c.begin(), cs.c.end(), NAN);
-        assert_null(emulate_dgemm(cs.g, o));
+        assert_null(amxblas::emulate_gemm(cs.g, o));
         if (run == 0) {
             first = cs.c;
             r0 = rep;

@@ -18,37 +18,15 @@
 //
 // Pure functions of what the split and one extra BF16 product found (no matrix is read), so
 // the decision is the same on every backend and thread count: every input is exact or
-// computed in a fixed order.
+// computed in a fixed order (kernels/emulated_gemm.h, prepare_dgemm).
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-#include "kernels/split.h"
+#include "kernels/gemm_types.h"
 
-namespace amxblas::kernels {
-
-// What the certificate needs of one operand (op(A) by rows, op(B) by columns).
-struct Fp64OperandBound {
-    int outer = 0;           // rows of op(A) or columns of op(B)
-    int slices = 0;          // D: slices split (the deepest depth the certificate may pick)
-    int active = 0;          // slices 0..active-1 nonzero somewhere
-    int v[kFp64Slices] = {}; // slice exponents v(p), p < active: |Z_p| <= 2^v(p) entrywise
-    // rho[r] >= max |X^(r)| entrywise, r = 0..slices: the exact residual after r slices
-    // (including the rounding of scaled values below 2^-1022, pack.h).
-    double rho[kFp64Slices + 1] = {};
-    // norms[p * outer + o] = sum over the row (column) o of |Z_p| / 2^v(p), the normalised
-    // slice entries: exact (multiples of 2^-8, fewer than 2^45 of them).
-    const double* norms = nullptr;
-    // zero[o]: row (column) o of the operand is entirely zero, so (Ahat Bhat) and Chat are 0
-    // there exactly; may be nullptr (none known).
-    const unsigned char* zero = nullptr;
-};
-
-// rho[] of Fp64OperandBound from the split's residual maxima (Fp64Split::resid): the maxima
-// themselves, or, when some scaled entry was rounded below 2^-1022 (subnormal_scaled), at
-// least 2^-1000 with a relative margin that covers that rounding (<= 2^-1075 per entry).
-void fp64_residual_bounds(const double* resid, int slices, bool subnormal_scaled, double* rho);
+namespace amxblas {
 
 struct Fp64Certificate {
     int depth = 0;        // d picked (3..D); 0 when no depth certifies enough entries
@@ -63,7 +41,12 @@ struct Fp64Certificate {
 // in order, of the exact panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)) (one BF16 product
 // on the matrix engine). Returns false when the inputs leave the certificate's assumptions
 // (K u >= 2^-10); out->depth is then 0.
-bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, const double* lhat, int ldl,
-                  double tol, int min_depth, int threads, Fp64Certificate* out);
+// a, b: what prepare_dgemm found (kernels::Fp64SplitFacts, with norms; zero may be nullptr).
+bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
+                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out);
 
-}  // namespace amxblas::kernels
+// The most entries an auto call may repair (recompute in FP64) instead of being forwarded:
+// 1/16 of C, so the scalar repairs cost less than the routed products.
+long fp64_repair_limit(int m, int n);
+
+}  // namespace amxblas

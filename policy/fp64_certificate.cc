@@ -1,18 +1,18 @@
 // The certificate of fp64_certificate.h; docs/fp64-certificate.md proves each term.
-#include "kernels/fp64_certificate.h"
+#include "policy/fp64_certificate.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/thread_pool.h"
 
-namespace amxblas::kernels {
+namespace amxblas {
 namespace {
 
 constexpr double kU = 0x1p-53;               // unit roundoff of FP64
 constexpr double kEvalUp = 1 + 0x1p-30;      // covers the FP64 evaluation of the bound itself
 constexpr double kEvalDown = 1 - 0x1p-30;
-constexpr double kTiny = 0x1p-1000;          // 2^kFp64MinSliceExp
+constexpr int kMinSliceExp = -1000;          // kernels::kFp64MinSliceExp (kernels/split.h)
 
 int products_of(int d) { return d * (d + 1) / 2; }
 
@@ -21,7 +21,7 @@ int products_of(int d) { return d * (d + 1) / 2; }
 // diagonal s >= 1 and w_s = s (s + 3) / 2; small[s] = c1 + c2 * w_s multiplies M_s.
 struct DepthConstants {
     double c1 = 0, eta = 0;
-    double small[kFp64Slices] = {};
+    double small[kernels::kFp64Slices] = {};
 };
 
 struct alignas(64) CountPartial {
@@ -33,13 +33,10 @@ struct alignas(64) MarginPartial {
 
 }  // namespace
 
-void fp64_residual_bounds(const double* resid, int slices, bool subnormal_scaled, double* rho) {
-    for (int r = 0; r <= slices; ++r)
-        rho[r] = subnormal_scaled ? std::max(resid[r], kTiny) * (1 + 0x1p-40) : resid[r];
-}
+long fp64_repair_limit(int m, int n) { return long(m) * n / 16; }
 
-bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, const double* lhat, int ldl,
-                  double tol, int min_depth, int threads, Fp64Certificate* out) {
+bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
+                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out) {
     *out = Fp64Certificate{};
     const int m = a.outer, n = b.outer, dmax = std::min(a.slices, b.slices);
     const double ku = double(k) * kU;
@@ -50,14 +47,14 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
     const int dn = dmax + 1;
 
     // Entry bounds of the slices (alpha_p, beta_q) and the (0, 0) scale.
-    double alpha[kFp64Slices] = {}, beta[kFp64Slices] = {};
+    double alpha[kernels::kFp64Slices] = {}, beta[kernels::kFp64Slices] = {};
     for (int p = 0; p < a.active; ++p) alpha[p] = std::ldexp(1.0, a.v[p]);
     for (int q = 0; q < b.active; ++q) beta[q] = std::ldexp(1.0, b.v[q]);
     const double s00 = (a.active > 0 && b.active > 0) ? alpha[0] * beta[0] : 0;
     const double delta_a = a.active > 0 ? std::ldexp(1.0, a.v[0] - 9) * (1 + 0x1p-40) : 0;
     const double delta_b = b.active > 0 ? std::ldexp(1.0, b.v[0] - 9) * (1 + 0x1p-40) : 0;
 
-    DepthConstants dc[kFp64Slices + 1];
+    DepthConstants dc[kernels::kFp64Slices + 1];
     for (int d = min_depth; d <= dmax; ++d) {
         const int np = products_of(d);
         const double nterms = double(np) * panels;
@@ -66,14 +63,14 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
         for (int sd = 1; sd < d; ++sd) dc[d].small[sd] = dc[d].c1 + kU * grow * (sd * (sd + 3) / 2);
         bool under = false;
         for (int p = 0; p < std::min(d, a.active); ++p)
-            for (int q = 0; q < std::min(d - p, b.active); ++q) under = under || a.v[p] + b.v[q] < kFp64MinSliceExp;
+            for (int q = 0; q < std::min(d - p, b.active); ++q) under = under || a.v[p] + b.v[q] < kMinSliceExp;
         dc[d].eta = under ? (nterms + 2) * 0x1p-1074 * 2 : 0;  // in practice 0
     }
 
     // Row parts: tau's sum over p of a_p(i) rho_B(d - p), plus the small products' mass with q >= 1.
     std::vector<double> row_part(std::size_t(dn) * m), col_part(std::size_t(dn) * n), a0(m), b0(n);
-    parallel_for(threads, m, [&](int i, int) {
-        double ap[kFp64Slices] = {};
+    kernels::parallel_for(threads, m, [&](int i, int) {
+        double ap[kernels::kFp64Slices] = {};
         for (int p = 0; p < a.active; ++p) ap[p] = a.norms[std::size_t(p) * m + i] * alpha[p];
         a0[i] = ap[0];
         for (int d = min_depth; d <= dmax; ++d) {
@@ -85,8 +82,8 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
             row_part[std::size_t(d) * m + i] = tau + small + dc[d].eta;
         }
     });
-    parallel_for(threads, n, [&](int j, int) {
-        double bq[kFp64Slices] = {};
+    kernels::parallel_for(threads, n, [&](int j, int) {
+        double bq[kernels::kFp64Slices] = {};
         for (int q = 0; q < b.active; ++q) bq[q] = b.norms[std::size_t(q) * n + j] * beta[q];
         b0[j] = bq[0];
         double bbar = double(k) * b.rho[b.slices];  // >= ||Bhat(:, j)||_1
@@ -99,7 +96,7 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
     });
 
     // Failing entries per depth, then the depth.
-    long fails[kFp64Slices + 1] = {};
+    long fails[kernels::kFp64Slices + 1] = {};
     const auto rhs_of = [&](int i, int j) {
         const double x = lhat[i + std::size_t(j) * ldl] * s00;
         const double xlo = x / l_up;
@@ -115,7 +112,7 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
     const int parts = std::max(1, threads);
     for (int d = min_depth; d <= dmax; ++d) {
         std::vector<CountPartial> part(parts);
-        parallel_for(threads, n, [&](int j, int who) {
+        kernels::parallel_for(threads, n, [&](int j, int who) {
             for (int i = 0; i < m; ++i)
                 if (!exact_zero(i, j) && !(lhs_of(i, j, d) <= rhs_of(i, j))) ++part[who].count;
         });
@@ -136,7 +133,7 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
     const int d = out->depth;
     out->failing = fails[d];
     std::vector<MarginPartial> part(parts);
-    parallel_for(threads, n, [&](int j, int who) {
+    kernels::parallel_for(threads, n, [&](int j, int who) {
         for (int i = 0; i < m; ++i) {
             if (exact_zero(i, j)) continue;
             const double l = lhs_of(i, j, d), r = rhs_of(i, j);
@@ -153,4 +150,4 @@ bool fp64_certify(const Fp64OperandBound& a, const Fp64OperandBound& b, int k, c
     return true;
 }
 
-}  // namespace amxblas::kernels
+}  // namespace amxblas
