@@ -41,6 +41,7 @@
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
 #include "kernels/thread_pool.h"
+#include "kernels/variants.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -224,9 +225,12 @@ struct Fp64Product {
 };
 
 // The retained products (i, j), i + j < d, smallest first: index sum descending, i descending
-// within a diagonal (the reverse of Algorithm 2's order).
+// within a diagonal (the reverse of Algorithm 2's order), for the FP64 variant of
+// kernels/variants.def with `products` products; 0 when there is none.
 int fp64_schedule(int products, Fp64Product* out) {
-    const int d = fp64_depth(products);
+    const Variant* v = fp64_variant(products);
+    if (!v) return 0;
+    const int d = v->depth;
     int q = 0;
     for (int diag = d - 1; diag >= 0; --diag)
         for (int i = diag; i >= 0; --i) out[q++] = {i, diag - i};
@@ -454,7 +458,7 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
 const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* repair_at, std::size_t repairs) {
     if (!p || !p->state) return "config:fp64-products";
     PreparedDgemm::State& st = *p->state;
-    Fp64Product sched[kFp64MaxProducts];
+    Fp64Product sched[kMaxFp64Products];
     const int np = fp64_schedule(products, sched);
     if (np == 0 || fp64_depth(products) > st.sa.sc.slices) return "config:fp64-products";
     const GemmArgs<double>& g = st.g;
@@ -465,7 +469,7 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
         const std::size_t i = repair_at[q] % std::size_t(g.m), j = repair_at[q] / std::size_t(g.m);
         c_old[q] = g.beta == 0.0 ? 0.0 : g.c[i + j * std::size_t(g.ldc)];
     }
-    double pscale[kFp64MaxProducts];
+    double pscale[kMaxFp64Products];
     const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
     run_blocks(g, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), nullptr},
                microkernels_for(st.opt.backend), st.scratch, st.threads);
@@ -498,15 +502,8 @@ std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads) {
 }
 
 int fp64_depth(int products) {
-    switch (products) {
-        case 6: return 3;
-        case 10: return 4;
-        case 15: return 5;
-        case 21: return 6;
-        case 28: return 7;
-        case 36: return 8;
-        default: return 0;
-    }
+    const Variant* v = fp64_variant(products);
+    return v ? v->depth : 0;
 }
 
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads, int products) {

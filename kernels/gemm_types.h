@@ -11,7 +11,6 @@ constexpr int kFp32Slices = 3;  // BF16 slices per FP32 value (paper Eq. 8)
 // Ozaki BF16 slices per FP64 value (paper Eqs. 13-14): up to eight (36 products, i + j < 8);
 // the paper's experiment uses six.
 constexpr int kFp64Slices = 8;
-constexpr int kFp64MaxProducts = 36;
 // RunOptions::fp64_products for AMXBLAS_FP64_PRODUCTS=auto: the fewest products whose
 // per-entry error certificate holds (policy/fp64_certificate.h, docs/fp64-certificate.md).
 constexpr int kFp64Auto = -1;

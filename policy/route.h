@@ -5,33 +5,34 @@
 #pragma once
 
 #include "kernels/gemm_types.h"
+#include "kernels/variants.h"
 #include "policy/settings.h"
 
 namespace amxblas {
 
-enum class Precision { fp32, fp64 };
+using Precision = kernels::Precision;
 
 // beta_scale: K = 0 or ALPHA = 0, so C := BETA*C, done by the shim itself exactly as the
 // reference BLAS does it (A and B never read). Forwarding is not enough: OpenBLAS 0.3.21
 // computes 0*A*B for ALPHA = 0 and lets a NaN or Inf in A or B reach C.
+// The emulated routes are the variants of kernels/variants.def, in its order.
 enum class Route {
     forward,
     beta_scale,
-    amx_fp32,
-    amx_fp64_6,
-    amx_fp64_10,
-    amx_fp64_15,
-    amx_fp64_21,
-    amx_fp64_28,
-    amx_fp64_36,
-    amx_fp64_auto,  // AMXBLAS_FP64_PRODUCTS=auto: the kernels pick 6..36 per call
+#define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) amx_##id,
+#include "kernels/variants.def"
+#undef AMXBLAS_VARIANT
+    amx_fp64_auto,  // AMXBLAS_FP64_PRODUCTS=auto: the kernels pick an FP64 variant per call
 };
+
+// The variant of an emulated route; nullptr for forward and beta_scale.
+const kernels::Variant* route_variant(Route r);
 
 // "amx-fp32", "amx-fp64-10", ..., "beta-scale" or "forward": the log's route= field.
 const char* route_name(Route r);
-// 6, 10, 15, 21, 28, 36 -> the matching route, kernels::kFp64Auto -> amx_fp64_auto; else forward.
+// An FP64 variant's product count -> its route, kernels::kFp64Auto -> amx_fp64_auto; else forward.
 Route fp64_route(int products);
-// 6 ... 36 for fixed FP64 routes, kernels::kFp64Auto for amx_fp64_auto; 6 for FP32; 0 for forward.
+// The variant's products (6 for FP32), kernels::kFp64Auto for amx_fp64_auto; 0 for forward, beta_scale.
 int route_products(Route r);
 
 // One GEMM call in column-major form (a row-major CBLAS call is converted before this).

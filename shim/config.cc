@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/variants.h"
 #include "shim/hardware.h"
 #include "shim/messages.h"
 
@@ -39,6 +40,24 @@ bool parse_omp_threads(const char* s, long* out) {
     return parse_int(first.c_str(), 1, 1 << 16, out);
 }
 
+// "a, b or c" from a list of choices.
+std::string one_of(const std::string* choices, int count) {
+    std::string s;
+    for (int i = 0; i < count; ++i) s += (i == 0 ? "" : i + 1 == count ? " or " : ", ") + choices[i];
+    return s;
+}
+
+// AMXBLAS_FP64_PRODUCTS: 0 (route no DGEMM), the product count of an FP64 variant
+// (kernels/variants.def), or auto.
+std::string fp64_products_choices() {
+    std::string choices[kernels::kVariantCount + 2] = {"0"};
+    int n = 1;
+    for (const kernels::Variant& var : kernels::kVariants)
+        if (var.precision == kernels::Precision::fp64) choices[n++] = std::to_string(var.products);
+    choices[n++] = "auto";
+    return one_of(choices, n);
+}
+
 }  // namespace
 
 Settings read_settings(EnvLookup env, int cores) {
@@ -53,11 +72,11 @@ Settings read_settings(EnvLookup env, int cores) {
     }
     if (const char* x = env("AMXBLAS_FP64_PRODUCTS")) {
         if (!std::strcmp(x, "auto"))
-            s.fp64_products = -1;
-        else if (parse_int(x, 0, 36, &v) && (v == 0 || v == 6 || v == 10 || v == 15 || v == 21 || v == 28 || v == 36))
+            s.fp64_products = kernels::kFp64Auto;
+        else if (parse_int(x, 0, kernels::kMaxFp64Products, &v) && (v == 0 || kernels::fp64_variant(static_cast<int>(v))))
             s.fp64_products = static_cast<int>(v);
         else
-            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, "accepted: 0, 6, 10, 15, 21, 28, 36 or auto", "0");
+            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, ("accepted: " + fp64_products_choices()).c_str(), "0");
     }
     if (const char* x = env("AMXBLAS_FP64_TOL")) {
         char* end = nullptr;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "kernels/variants.h"
 #include "policy/domain.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -92,8 +93,7 @@ const int kSizes[] = {1, 2, 31, 32, 33, 255, 256, 257, 300};
 constexpr int kNumSizes = 9;
 const char kTrans[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 't'}};
 const double kAlphaBeta[][2] = {{1, 0}, {-0.5, 1}, {1, -0.5}, {-0.5, 0}, {1, 1}, {-0.5, -0.5}};
-const int kProducts[] = {6, 10, 15, 21, 28, 36};
-constexpr int kNumProducts = 6;
+const auto& kProducts = kFp64Products;  // every FP64 variant of kernels/variants.def
 
 // Shapes (S[i], S[i+4], S[i+7]) (indices mod 9): every size appears once in every dimension.
 template <typename T>
@@ -104,7 +104,7 @@ void shapes_test() {
         const int m = kSizes[i], n = kSizes[(i + 4) % kNumSizes], k = kSizes[(i + 7) % kNumSizes];
         for (const auto& t : kTrans) {
             const auto& ab = kAlphaBeta[q % 6];
-            const int products = kProducts[q % kNumProducts];
+            const int products = kProducts[q % std::size(kProducts)];
             ++q;
             Problem<T> p = make_problem<T>(t[0], t[1], m, n, k, T(ab[0]), T(ab[1]), 100 + q);
             check_against_blas(p, products, 1 + q % 2);
@@ -122,7 +122,7 @@ void big_shape_test() {
     int q = 0;
     for (const auto& t : kTrans) {
         Problem<T> p = make_problem<T>(t[0], t[1], m, n, k, T(-0.5), T(q % 2 ? 0 : 1), 7 + q, 5);
-        check_against_blas(p, kProducts[q % kNumProducts], 2);
+        check_against_blas(p, kProducts[q % std::size(kProducts)], 2);
         ++q;
     }
 }

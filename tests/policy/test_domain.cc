@@ -16,6 +16,7 @@ extern "C" {
 #include <random>
 #include <vector>
 
+#include "kernels/variants.h"
 #include "policy/domain.h"
 #include "policy/reasons.h"
 

@@ -150,12 +150,15 @@ void precision_disabled(void**) {
     s = fp64_on();
     s.fp64_products = 7;
     assert_reason(decide(routable(), s, amx_machine()), reason::fp64_disabled);
-    for (int p : {6, 10, 15, 21, 28, 36, kernels::kFp64Auto}) {
+    for (int p : kernels::kFp64Products) {
         s.fp64_products = p;
         const Decision d = decide(routable(), s, amx_machine());
         assert_routed(d, fp64_route(p));
         assert_int_equal(route_products(d.route), p);
     }
+    s.fp64_products = kernels::kFp64Auto;
+    assert_routed(decide(routable(), s, amx_machine()), Route::amx_fp64_auto);
+    assert_int_equal(route_products(Route::amx_fp64_auto), kernels::kFp64Auto);
     assert_string_equal(route_name(fp64_route(kernels::kFp64Auto)), "amx-fp64-auto");
     assert_string_equal(route_name(fp64_route(36)), "amx-fp64-36");
     // fp32 off does not affect DGEMM, FP64 off does not affect SGEMM.

@@ -1,0 +1,188 @@
+// AMXBLAS_FP64_PRODUCTS=auto: the issue-11 targets that need timing or an exact reference,
+// printed, never asserted (scripts/bench-fp64-auto.sh runs it; the bitwise and netlib targets
+// are ctest tests).
+//   1. accuracy at N (default 1024): uniform, log-uniform 2^-20..2^20 and cancellation inputs;
+//      the max entrywise error against an exact reference (__float128 dot products on a sample
+//      of entries), absolute and relative to (|A||B|)_ij, for OpenBLAS DGEMM, fixed FP64-21 and
+//      auto, with auto's ratios to OpenBLAS (target <= 2);
+//   2. cost at N (default 2048), uniform: the products auto picks (target <= 21) and the share of
+//      the routed call its certificate takes (the lower-bound product and the per-entry test;
+//      target <= 10%), with the auto call's total time against a fixed call with the same
+//      products, medians of --reps runs after a warm-up; and the same share in the AMX model
+//      (one extra product in np + 1; the test itself is CPU work on top, measured here).
+#include <cblas.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernels/emulated_gemm.h"
+#include "policy/emulate.h"
+#include "tests/bench/bench.h"
+
+using namespace amxblas;
+using namespace amxblas::bench;
+
+namespace {
+
+struct Options {
+    int n = 1024, cost_n = 2048, threads = 2, reps = 3, sample = 2048;
+    kernels::Backend backend = kernels::Backend::avx512;
+};
+
+[[noreturn]] void usage(int rc) {
+    std::printf(
+        "usage: amxblas_bench_fp64_auto [--n N] [--cost-n N] [--threads T] [--reps R] [--sample S]\n"
+        "                               [--backend avx512|reference]\n");
+    std::exit(rc);
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int q = 1; q < argc; ++q) {
+        const std::string a = argv[q];
+        auto value = [&]() -> int {
+            if (q + 1 >= argc) usage(2);
+            return std::atoi(argv[++q]);
+        };
+        if (a == "--n") o.n = value();
+        else if (a == "--cost-n") o.cost_n = value();
+        else if (a == "--threads") o.threads = std::max(1, value());
+        else if (a == "--reps") o.reps = std::max(1, value());
+        else if (a == "--sample") o.sample = std::max(1, value());
+        else if (a == "--backend") {
+            if (q + 1 >= argc) usage(2);
+            const std::string b = argv[++q];
+            if (b == "avx512") o.backend = kernels::Backend::avx512;
+            else if (b == "reference") o.backend = kernels::Backend::reference;
+            else usage(2);
+        } else if (a == "--help" || a == "-h") usage(0);
+        else usage(2);
+    }
+    return o;
+}
+
+struct MaxErr {
+    double abs = 0, rel = 0;  // max |C - exact|, max |C - exact| / (|A||B|)
+};
+
+MaxErr max_errors(const std::vector<double>& c, int ldc, const ExactSample& ex) {
+    MaxErr e;
+    for (std::size_t q = 0; q < ex.i.size(); ++q) {
+        const double d = std::fabs(c[ex.i[q] + std::size_t(ex.j[q]) * ldc] - ex.value[q]);
+        e.abs = std::max(e.abs, d);
+        if (ex.absab[q] > 0) e.rel = std::max(e.rel, d / ex.absab[q]);
+    }
+    return e;
+}
+
+kernels::RunOptions run_options(const Options& o, int products, kernels::PhaseTimes* t, kernels::Fp64AutoReport* r) {
+    kernels::RunOptions opt;
+    opt.backend = o.backend;
+    opt.fp64_products = products;
+    opt.threads = o.threads;
+    opt.times = t;
+    opt.fp64_report = r;
+    return opt;
+}
+
+void accuracy(const Options& o) {
+    const Shape s{o.n, o.n, o.n};
+    std::printf("== FP64 auto: accuracy, N = %d, max entrywise error on %d sampled entries vs exact ==\n", o.n,
+                o.sample);
+    std::printf("%-13s %-10s %11s %11s %9s %9s %9s %7s\n", "input", "route", "max_abs", "max_rel", "abs/dgemm",
+                "rel/dgemm", "products", "margin");
+    for (InputClass ic : kAllInputs) {
+        std::vector<double> a, b;
+        make_inputs(ic, s, 7, &a, &b);
+        const ExactSample ex = exact_sample(s, a, b, o.sample, 11);
+        std::vector<double> c(std::size_t(s.m) * s.n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, a.data(), s.m, b.data(), s.k, 0.0,
+                    c.data(), s.m);
+        const MaxErr ref = max_errors(c, s.m, ex);
+        std::printf("%-13s %-10s %11.3e %11.3e %9s %9s %9s %7s\n", input_name(ic), "dgemm", ref.abs, ref.rel, "1",
+                    "1", "-", "-");
+        for (int products : {21, kernels::kFp64Auto}) {
+            kernels::Fp64AutoReport rep;
+            const kernels::GemmArgs<double> g{'N', 'N', s.m, s.n, s.k, 1.0, a.data(), s.m, b.data(), s.k, 0.0, c.data(), s.m};
+            const char* why = emulate_gemm(g, run_options(o, products, nullptr, &rep));
+            const bool is_auto = products == kernels::kFp64Auto;
+            if (why) {
+                std::printf("%-13s %-10s forwarded: %s\n", input_name(ic), is_auto ? "auto" : "fp64_21", why);
+                continue;
+            }
+            const MaxErr e = max_errors(c, s.m, ex);
+            char pr[16] = "21", mg[16] = "-";
+            if (is_auto) {
+                std::snprintf(pr, sizeof pr, "%d", rep.products);
+                std::snprintf(mg, sizeof mg, "%.2f", rep.margin);
+            }
+            std::printf("%-13s %-10s %11.3e %11.3e %9.2f %9.2f %9s %7s\n", input_name(ic), is_auto ? "auto" : "fp64_21",
+                        e.abs, e.rel, ref.abs > 0 ? e.abs / ref.abs : 0.0, ref.rel > 0 ? e.rel / ref.rel : 0.0, pr, mg);
+            if (is_auto)
+                std::printf("%s %s auto N=%d: max entrywise error %.2fx OpenBLAS DGEMM's (abs), %.2fx (rel), target <= 2\n",
+                            e.abs <= 2 * ref.abs && e.rel <= 2 * ref.rel ? "PASS" : "MISS", input_name(ic), o.n,
+                            e.abs / ref.abs, e.rel / ref.rel);
+        }
+    }
+}
+
+void cost(const Options& o) {
+    const Shape s{o.cost_n, o.cost_n, o.cost_n};
+    std::vector<double> a, b;
+    make_inputs(InputClass::uniform, s, 3, &a, &b);
+    std::vector<double> c(std::size_t(s.m) * s.n);
+    const kernels::GemmArgs<double> g{'N', 'N', s.m, s.n, s.k, 1.0, a.data(), s.m, b.data(), s.k, 0.0, c.data(), s.m};
+    std::printf("\n== FP64 auto: cost, uniform N = %d, %d threads, median of %d after a warm-up (shared machine) ==\n",
+                o.cost_n, o.threads, o.reps);
+    kernels::Fp64AutoReport rep;
+    if (const char* why = emulate_gemm(g, run_options(o, kernels::kFp64Auto, nullptr, &rep))) {
+        std::printf("auto forwarded: %s\n", why);
+        return;
+    }
+    const int products = rep.products;
+    std::vector<double> total_auto, cert, split_auto, total_fixed, compute_auto;
+    for (int r = 0; r < o.reps; ++r) {
+        for (int fixed = 0; fixed < 2; ++fixed) {  // side by side, alternating
+            kernels::PhaseTimes t;
+            const double t0 = now_s();
+            emulate_gemm(g, run_options(o, fixed ? products : kernels::kFp64Auto, &t, nullptr));
+            const double dt = now_s() - t0;
+            if (fixed) {
+                total_fixed.push_back(dt);
+            } else {
+                total_auto.push_back(dt);
+                cert.push_back(t.certificate_s);
+                split_auto.push_back(t.split_pack_s);
+                compute_auto.push_back(t.compute_s);
+            }
+        }
+    }
+    const double share = median(cert) / median(total_auto);
+    std::printf("products picked %d (margin %.2f, repaired %ld)\n", products, rep.margin, rep.repaired);
+    std::printf("auto call %.3f s: split+pack %.3f s, certificate %.3f s, products %.3f s; fixed %d-product call %.3f s\n",
+                median(total_auto), median(split_auto), median(cert), median(compute_auto), products,
+                median(total_fixed));
+    std::printf("%s auto N=%d picks %d products, target <= 21\n", products <= 21 ? "PASS" : "MISS", o.cost_n, products);
+    std::printf("%s certificate share of the routed call on %s: %.1f%% (lower-bound product + per-entry test), target <= 10%%\n",
+                share <= 0.10 ? "PASS" : "MISS", kernels::backend_name(o.backend), 100 * share);
+    std::printf("     whole auto call / fixed %d-product call: %.3f (also counts 8 slices split instead of %d)\n", products,
+                median(total_auto) / median(total_fixed), products == 6 ? 3 : products == 10 ? 4 : products == 15 ? 5 : 6);
+    // The AMX model: every product costs the same tile instructions, so the lower-bound product
+    // is 1 / (products + 1) of the modelled product time; the per-entry test runs on the CPU.
+    const double test_s = std::max(0.0, median(cert) - median(compute_auto) / products);
+    std::printf("     AMX model: the lower-bound product is %.1f%% of the products' tile work (1 of %d); the per-entry\n"
+                "     test measured here is %.3f s of CPU work (%.1f%% of this avx512 call)\n",
+                100.0 / (products + 1), products + 1, test_s, 100 * test_s / median(total_auto));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    if (o.n > 0) accuracy(o);
+    if (o.cost_n > 0) cost(o);
+    return 0;
+}
