@@ -24,10 +24,11 @@ struct DepthConstants {
     double small[kernels::kFp64Slices] = {};
 };
 
-struct alignas(64) CountPartial {
-    long count = 0;
+struct alignas(64) NeedPartial {
+    long count[kernels::kFp64Slices + 2] = {};
 };
 struct alignas(64) MarginPartial {
+    long failing = 0;
     double margin = INFINITY;
 };
 
@@ -95,8 +96,6 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
         }
     });
 
-    // Failing entries per depth, then the depth.
-    long fails[kernels::kFp64Slices + 1] = {};
     const auto rhs_of = [&](int i, int j) {
         const double x = lhat[i + std::size_t(j) * ldl] * s00;
         const double xlo = x / l_up;
@@ -109,40 +108,49 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
         return (row_part[std::size_t(d) * m + i] + col_part[std::size_t(d) * n + j] + dc[d].c1 * u00) * kEvalUp;
     };
     const auto exact_zero = [&](int i, int j) { return (a.zero && a.zero[i]) || (b.zero && b.zero[j]); };
+    // Pass 1: each entry's smallest passing depth (dmax + 1: none), counted per depth.
     const int parts = std::max(1, threads);
-    for (int d = min_depth; d <= dmax; ++d) {
-        std::vector<CountPartial> part(parts);
-        kernels::parallel_for(threads, n, [&](int j, int who) {
-            for (int i = 0; i < m; ++i)
-                if (!exact_zero(i, j) && !(lhs_of(i, j, d) <= rhs_of(i, j))) ++part[who].count;
-        });
-        long f = 0;
-        for (const CountPartial& pp : part) f += pp.count;
-        fails[d] = f;
-        if (f == 0) {
-            out->depth = d;
-            break;
-        }
-    }
-    if (out->depth == 0) {
-        int best = dmax;
-        for (int d = dmax; d >= min_depth; --d)
-            if (fails[d] < fails[best]) best = d;
-        out->depth = best;
-    }
-    const int d = out->depth;
-    out->failing = fails[d];
-    std::vector<MarginPartial> part(parts);
+    std::vector<NeedPartial> need(parts);
     kernels::parallel_for(threads, n, [&](int j, int who) {
         for (int i = 0; i < m; ++i) {
             if (exact_zero(i, j)) continue;
-            const double l = lhs_of(i, j, d), r = rhs_of(i, j);
-            if (l <= r && l > 0) part[who].margin = std::min(part[who].margin, r / l);
+            const double r = rhs_of(i, j);
+            int d = min_depth;
+            while (d <= dmax && !(lhs_of(i, j, d) <= r)) ++d;
+            ++need[who].count[d];
         }
     });
-    double margin = INFINITY;
-    for (const MarginPartial& pp : part) margin = std::min(margin, pp.margin);
-    out->margin = margin;
+    long needed[kernels::kFp64Slices + 2] = {};
+    for (const NeedPartial& pp : need)
+        for (int d = 0; d <= dmax + 1; ++d) needed[d] += pp.count[d];
+    int d = min_depth;
+    for (int q = min_depth; q <= dmax; ++q)
+        if (needed[q] > 0) d = q;
+    if (needed[dmax + 1] > 0) d = dmax;  // some entry passes nowhere: the deepest fails least
+    // Pass 2, at that depth: the failing entries (an entry's bound need not shrink with d, so a
+    // depth deeper than its smallest may fail it; the next depth is tried then) and the margin.
+    for (;; ++d) {
+        std::vector<MarginPartial> part(parts);
+        kernels::parallel_for(threads, n, [&](int j, int who) {
+            for (int i = 0; i < m; ++i) {
+                if (exact_zero(i, j)) continue;
+                const double l = lhs_of(i, j, d), r = rhs_of(i, j);
+                if (!(l <= r)) ++part[who].failing;
+                else if (l > 0) part[who].margin = std::min(part[who].margin, r / l);
+            }
+        });
+        long failing = 0;
+        double margin = INFINITY;
+        for (const MarginPartial& pp : part) {
+            failing += pp.failing;
+            margin = std::min(margin, pp.margin);
+        }
+        if (failing > needed[dmax + 1] && d < dmax) continue;
+        out->depth = d;
+        out->failing = failing;
+        out->margin = margin;
+        break;
+    }
     if (out->failing > 0)
         for (int j = 0; j < n; ++j)
             for (int i = 0; i < m; ++i)

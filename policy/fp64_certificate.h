@@ -35,9 +35,9 @@ struct Fp64Certificate {
     std::vector<std::size_t> fail_at;  // i + j * m of each failing entry, ascending
 };
 
-// Picks the smallest depth d in [min_depth, A.slices] at which every entry passes; when none
-// does, the depth with the fewest failing entries (the deepest among equals), whose failing
-// entries the caller repairs or forwards. lhat[i + j * ldl] is the FP64 sum, over the K panels
+// Picks the smallest depth d in [min_depth, D] at which every entry passes (two passes over
+// the entries: each entry's smallest passing depth, then a check at their maximum); when some
+// entry passes at no depth, the deepest, whose failing entries the caller repairs or forwards. lhat[i + j * ldl] is the FP64 sum, over the K panels
 // in order, of the exact panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)) (one BF16 product
 // on the matrix engine). Returns false when the inputs leave the certificate's assumptions
 // (K u >= 2^-10); out->depth is then 0.

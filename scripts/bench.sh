@@ -44,7 +44,7 @@ case "$backend" in avx512|reference|amx) ;; *) echo "bench.sh: --backend avx512|
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer || {
+    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto || {
         echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
              "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
         exit 1
@@ -101,6 +101,17 @@ if [ "$backend" != amx ] && [ -n "$interposer" ] && [ -x "$contention_timer" ]; 
         --backend "$backend" $contention_quick || status=1
 else
     echo "contention section skipped (no amxblas_contention_timer beside the driver, or backend amx)" | tee -a "$log"
+fi
+
+# FP64 auto (issue 11): its own script and driver, beside the main driver.
+fp64_auto_driver=$(dirname "$driver")/amxblas_bench_fp64_auto
+if [ "$backend" != amx ] && [ -x "$fp64_auto_driver" ]; then
+    fp64_auto_quick=
+    [ "$quick" = 1 ] && fp64_auto_quick=--quick
+    logged "$root/scripts/bench-fp64-auto.sh" --driver "$fp64_auto_driver" --backend "$backend" \
+        $fp64_auto_quick || status=1
+else
+    echo "FP64 auto section skipped (no amxblas_bench_fp64_auto beside the driver, or backend amx)" | tee -a "$log"
 fi
 
 # The AMX tile-instruction counts: a second run, on the amx backend, under the trap harness.

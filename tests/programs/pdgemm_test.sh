@@ -1,10 +1,12 @@
 #!/bin/sh
 # ScaLAPACK's PDGEMM on 2 MPI ranks, each started through amxblas-run with a log per rank
 # (%r): the distributed result is right and each rank's local DGEMM calls are routed.
-# Usage: pdgemm_test.sh AMXBLAS_RUN LIBRARY PDGEMM_CHECK OUTDIR N NB MIN_N
+# Usage: pdgemm_test.sh AMXBLAS_RUN LIBRARY PDGEMM_CHECK OUTDIR N NB MIN_N [PRODUCTS]
+# PRODUCTS: --fp64-products (21, the default, or auto: then each routed call takes the route
+# of the product count it picked and logs products=).
 set -eu
 . "$(dirname "$0")/lib.sh"
-run=$1 exe=$3 out=$4 n=$5 nb=$6 min_n=$7
+run=$1 exe=$3 out=$4 n=$5 nb=$6 min_n=$7 products=${8:-21}
 export AMXBLAS_LIBRARY=$2
 command -v mpirun >/dev/null || skip "mpirun not found (Debian package openmpi-bin)"
 fresh_dir "$out"
@@ -18,18 +20,22 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 # panel width (32, from pilaenv): not square and k below the default AMXBLAS_MIN_N, hence
 # --shapes any and --min-n MIN_N.
 mpirun --oversubscribe --allow-run-as-root -np 2 \
-    "$run" --backend "$backend" --fp64-products 21 --shapes any --min-n "$min_n" --verbose 2 \
+    "$run" --backend "$backend" --fp64-products "$products" --shapes any --min-n "$min_n" --verbose 2 \
     --log "$out/pdgemm.%r.log" -- "$exe" "$n" "$nb" || fail "pdgemm_check failed under the library"
 
 for rank in 0 1; do
     log=$out/pdgemm.$rank.log
     [ -f "$log" ] || fail "rank $rank wrote no log $log"
-    routed=$(grep -c 'amxblas: routine=dgemm_ .* route=amx-fp64-21 ' "$log" || true)
+    if [ "$products" = auto ]; then
+        routed=$(grep -c -E 'amxblas: routine=dgemm_ .* route=amx-fp64-[0-9]+ .* products=[0-9]+ ' "$log" || true)
+    else
+        routed=$(grep -c "amxblas: routine=dgemm_ .* route=amx-fp64-$products " "$log" || true)
+    fi
     [ "$routed" -gt 0 ] || fail "rank $rank routed no dgemm_ call; its log has:
 $(grep 'amxblas: ' "$log" | head -20)"
     # Calls below --min-n may be forwarded; nothing else may.
     bad=$(grep 'amxblas: routine=dgemm_ .* route=forward ' "$log" | grep -v 'reason=size:' || true)
     [ -z "$bad" ] || fail "rank $rank forwarded dgemm_ calls it should have routed:
 $bad"
-    echo "ok: rank $rank: $routed dgemm_ call(s) took route=amx-fp64-21 ($log)"
+    echo "ok: rank $rank: $routed dgemm_ call(s) routed with --fp64-products $products ($log)"
 done
