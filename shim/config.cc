@@ -82,10 +82,10 @@ Settings read_settings(EnvLookup env, int cores) {
         char* end = nullptr;
         errno = 0;
         const double t = std::strtod(x, &end);
-        if (errno == 0 && end != x && *end == '\0' && t >= 1 && t <= 1e15)
+        if (errno == 0 && end != x && *end == '\0' && t >= 1e-3 && t <= 1e15)
             s.fp64_tol = t;
         else
-            warn_invalid("AMXBLAS_FP64_TOL", x, "accepted: a number from 1 to 1e15", "1");
+            warn_invalid("AMXBLAS_FP64_TOL", x, "accepted: a number from 0.001 to 1e15", "1");
     }
     if (const char* x = env("AMXBLAS_MIN_N")) {
         if (parse_int(x, 1, 1L << 30, &v)) s.min_n = static_cast<int>(v);

@@ -29,13 +29,14 @@ namespace {
 
 struct Options {
     int n = 1024, cost_n = 2048, threads = 2, reps = 3, sample = 2048;
+    double tol = 1;
     kernels::Backend backend = kernels::Backend::avx512;
 };
 
 [[noreturn]] void usage(int rc) {
     std::printf(
         "usage: amxblas_bench_fp64_auto [--n N] [--cost-n N] [--threads T] [--reps R] [--sample S]\n"
-        "                               [--backend avx512|reference]\n");
+        "                               [--backend avx512|reference] [--tol F]\n");
     std::exit(rc);
 }
 
@@ -52,6 +53,10 @@ Options parse(int argc, char** argv) {
         else if (a == "--threads") o.threads = std::max(1, value());
         else if (a == "--reps") o.reps = std::max(1, value());
         else if (a == "--sample") o.sample = std::max(1, value());
+        else if (a == "--tol") {
+            if (q + 1 >= argc) usage(2);
+            o.tol = std::atof(argv[++q]);
+        }
         else if (a == "--backend") {
             if (q + 1 >= argc) usage(2);
             const std::string b = argv[++q];
@@ -85,13 +90,14 @@ kernels::RunOptions run_options(const Options& o, int products, kernels::PhaseTi
     opt.threads = o.threads;
     opt.times = t;
     opt.fp64_report = r;
+    opt.fp64_tol = o.tol;
     return opt;
 }
 
 void accuracy(const Options& o) {
     const Shape s{o.n, o.n, o.n};
-    std::printf("== FP64 auto: accuracy, N = %d, max entrywise error on %d sampled entries vs exact ==\n", o.n,
-                o.sample);
+    std::printf("== FP64 auto: accuracy, N = %d, max entrywise error on %d sampled entries vs exact, tol %g ==\n",
+                o.n, o.sample, o.tol);
     std::printf("%-13s %-10s %11s %11s %9s %9s %9s %7s\n", "input", "route", "max_abs", "max_rel", "abs/dgemm",
                 "rel/dgemm", "products", "margin");
     for (InputClass ic : kAllInputs) {

@@ -99,7 +99,7 @@ void every_fp64_product_count(void**) {
     Settings s = read_settings(fake_env, 1);
     assert_int_equal(s.fp64_products, -1);
     assert_true(s.fp64_tol == 4.5);
-    for (const char* bad : {"0.5", "x", "", "1e16", "nan"}) {
+    for (const char* bad : {"0.0001", "0", "x", "", "1e16", "nan"}) {
         g_env = {{"AMXBLAS_FP64_TOL", bad}};
         assert_true(read_settings(fake_env, 1).fp64_tol == 1);
     }
