@@ -15,8 +15,6 @@
 // (barring flush-to-zero of results below 2^-126). Every per-panel FP32 result is the exact
 // real sum, so backends, pair orders and thread counts cannot change a single bit.
 #include <omp.h>
-#include <stdlib.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +24,7 @@
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
+#include "kernels/workspace.h"
 #include "policy/domain.h"
 
 namespace amxblas::kernels {
@@ -49,28 +48,6 @@ std::size_t thread_scratch_bytes() {
 }
 
 char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
-
-// One 64-byte aligned allocation for the whole call, freed on every path.
-struct Workspace {
-    void* p = nullptr;
-    ~Workspace() { free(p); }
-};
-
-// A fresh workspace is first touched by the packer, one page fault per 4 KiB page: at N = 2048
-// that cost more than the split itself. Large workspaces are therefore 2 MiB aligned and
-// advised as transparent huge pages (a hint: where THP is off, nothing changes).
-constexpr std::size_t kHugePage = std::size_t(2) << 20;
-
-const char* allocate(std::size_t bytes, std::size_t cap, Workspace* ws) {
-    if (cap != 0 && bytes > cap) return "memory:workspace-cap";
-    const bool huge = bytes >= 4 * kHugePage;
-    if (posix_memalign(&ws->p, huge ? kHugePage : kAlign, bytes) != 0) {
-        ws->p = nullptr;
-        return "memory:alloc-failed";
-    }
-    if (huge) madvise(ws->p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
-    return nullptr;
-}
 
 // Carves the slice buffers of A then B out of the workspace; returns the first byte after.
 char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb) {
@@ -151,11 +128,11 @@ amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
 const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
-    Workspace ws;
-    if (const char* why = allocate(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    WorkspaceLease ws;
+    if (const char* why = lease_workspace(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
+    char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
     const std::size_t per_thread = thread_scratch_bytes<float>();
 
     const double t0 = omp_get_wtime();
@@ -224,11 +201,11 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
     if (const char* why = fp64_first_scale(vb, sk, threads, &sb)) return why;
 
-    Workspace ws;
-    if (const char* why = allocate(dgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    WorkspaceLease ws;
+    if (const char* why = lease_workspace(dgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp64Slices, &pa, &pb);
+    char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp64Slices, &pa, &pb);
     const std::size_t per_thread = thread_scratch_bytes<double>();
     if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
