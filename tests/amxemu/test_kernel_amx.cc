@@ -9,7 +9,9 @@
 //                4 per micro-tile and BK panel.
 //   FP64 (Np):   TILELOADD and TDPBF16PS 4 Np per micro-tile and K step; TILEZERO and
 //                TILESTORED 4 Np per micro-tile and BK panel.
-//   Per call and OpenMP thread: one LDTILECFG and one TILERELEASE.
+//   Per call and OpenMP thread: one STTILECFG (reading the loaded configuration back); one
+//   LDTILECFG only where the thread had not loaded the kernel's configuration yet; no
+//   TILERELEASE (the configuration is kept for the next call).
 #include "kernels/emulated_gemm.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
@@ -86,9 +88,32 @@ void check_counts(const char* what, const Shape& s, const Traffic& want, int thr
     assert_int_equal(c.tilezero, want.zeros);
     assert_int_equal(c.tilestored, want.stores);
     assert_int_equal(c.tileloaddt1, 0);
-    assert_int_equal(c.sttilecfg, 0);
-    assert_int_equal(c.ldtilecfg, uint64_t(threads));
-    assert_int_equal(c.tilerelease, uint64_t(threads));
+    assert_int_equal(c.sttilecfg, uint64_t(threads));
+    assert_true(c.ldtilecfg <= uint64_t(threads));
+    assert_int_equal(c.tilerelease, 0);
+}
+
+// Two calls in a row on the same threads: the second finds its threads configured and loads
+// nothing; a TILERELEASE in between (another user of the tiles) makes it load again.
+void tile_config_loaded_once_per_thread(void** /*state*/) {
+    const Shape s = kShapes[0];
+    for (int threads : {1, 2}) {
+        std::vector<float> c;
+        assert_null(run<float>(s, kn::Backend::amx, 21, threads, &c));
+        amxemu_reset_counters();
+        assert_null(run<float>(s, kn::Backend::amx, 21, threads, &c));
+        amxemu_counts n;
+        amxemu_counters(&n);
+        assert_int_equal(n.ldtilecfg, 0);
+        assert_int_equal(n.sttilecfg, uint64_t(threads));
+    }
+    __asm__ volatile("tilerelease" ::: "memory");  // this thread's tiles back to their initial state
+    amxemu_reset_counters();
+    std::vector<float> c;
+    assert_null(run<float>(s, kn::Backend::amx, 21, 1, &c));
+    amxemu_counts n;
+    amxemu_counters(&n);
+    assert_int_equal(n.ldtilecfg, 1);
 }
 
 void sgemm_tile_traffic(void** /*state*/) {
@@ -157,6 +182,7 @@ int main() {
         cmocka_unit_test(dgemm_tile_traffic),
         cmocka_unit_test(dgemm_bitwise_equal_to_reference),
         cmocka_unit_test(sgemm_bitwise_equal_to_reference),
+        cmocka_unit_test(tile_config_loaded_once_per_thread),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
