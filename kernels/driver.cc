@@ -24,6 +24,7 @@
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
+#include "kernels/reconstruct.h"
 #include "kernels/workspace.h"
 #include "policy/domain.h"
 
@@ -41,11 +42,28 @@ std::size_t component_bytes(int m, int n, int k, int slices) {
            align_up(packed_slice_elems(n, k) * sizeof(bf16_t)) * slices;
 }
 
-// Per thread: the BM x BN block accumulator and one 32x32 FP32 micro-tile.
+// FP64 product tiles widened and added in one pass (reconstruct.h): up to 8 (32 KiB, in L1).
+constexpr int kWidenBatch = 8;
+
+// Per thread: the BM x BN block accumulator and the 32x32 FP32 micro-tiles (one for sgemm,
+// kWidenBatch for dgemm).
 template <typename Acc>
 std::size_t thread_scratch_bytes() {
-    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(kStepElems * sizeof(float));
+    const int tiles = sizeof(Acc) == sizeof(double) ? kWidenBatch : 1;
+    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(tiles * kStepElems * sizeof(float));
 }
+
+// Seconds spent in reconstruction by one thread, when the caller asked for phase times.
+struct PhaseClock {
+    bool on;
+    double total = 0, t0 = 0;
+    void start() {
+        if (on) t0 = omp_get_wtime();
+    }
+    void stop() {
+        if (on) total += omp_get_wtime() - t0;
+    }
+};
 
 char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
 
@@ -142,12 +160,15 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     const double t1 = omp_get_wtime();
 
     const MicroKernels mk = microkernels_for(opt.backend);
+    const ReconstructKernels& rk = reconstruct_kernels();
     const Blocking bl(g.m, g.n, g.k);
-#pragma omp parallel num_threads(threads)
+    double recon_s = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : recon_s)
     {
         char* mine = scratch + per_thread * omp_get_thread_num();
         float* acc = reinterpret_cast<float*>(mine);
         float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(float)));
+        PhaseClock clock{opt.times != nullptr};
         mk.thread_begin();
 #pragma omp for collapse(2) schedule(static)
         for (int ib = 0; ib < bl.mblocks; ++ib)
@@ -170,17 +191,20 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
                                 continue;
                             }
                             mk.fp32_chain(ns, p, tile, kTile);
-                            for (int r = 0; r < kTile; ++r)
-                                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
+                            clock.start();
+                            rk.add_fp32(tile, dst, kBlockN);
+                            clock.stop();
                         }
                 }
                 write_block(g, ib * kBlockM, jb * kBlockN, acc);
             }
         mk.thread_end();
+        recon_s += clock.total;
     }
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = omp_get_wtime() - t1;
+        opt.times->reconstruct_s = recon_s / threads;
     }
     return nullptr;
 }
@@ -218,12 +242,15 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     const double t1 = omp_get_wtime();
 
     const MicroKernels mk = microkernels_for(opt.backend);
+    const ReconstructKernels& rk = reconstruct_kernels();
     const Blocking bl(g.m, g.n, g.k);
-#pragma omp parallel num_threads(threads)
+    double recon_s = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : recon_s)
     {
         char* mine = scratch + per_thread * omp_get_thread_num();
         double* acc = reinterpret_cast<double*>(mine);
-        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(double)));
+        float* tiles = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(double)));
+        PhaseClock clock{opt.times != nullptr};
         mk.thread_begin();
 #pragma omp for collapse(2) schedule(static)
         for (int ib = 0; ib < bl.mblocks; ++ib)
@@ -238,21 +265,26 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
                         for (int tj = 0; tj < tj_end; ++tj) {
                             const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
                             double* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            for (int q = 0; q < np; ++q) {
-                                mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
-                                for (int r = 0; r < kTile; ++r)
-                                    for (int c = 0; c < kTile; ++c)
-                                        dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
+                            for (int q0 = 0; q0 < np; q0 += kWidenBatch) {
+                                const int nq = std::min(kWidenBatch, np - q0);
+                                for (int q = 0; q < nq; ++q)
+                                    mk.product(ns, pa.block(sched[q0 + q].i, pi, s0), pb.block(sched[q0 + q].j, pj, s0),
+                                               tiles + std::size_t(q) * kStepElems, kTile);
+                                clock.start();
+                                rk.widen_add(tiles, nq, dst, kBlockN);
+                                clock.stop();
                             }
                         }
                 }
                 write_block(g, ib * kBlockM, jb * kBlockN, acc);
             }
         mk.thread_end();
+        recon_s += clock.total;
     }
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = omp_get_wtime() - t1;
+        opt.times->reconstruct_s = recon_s / threads;
     }
     return nullptr;
 }

@@ -52,6 +52,9 @@ bool amx_emulator_present();
 struct PhaseTimes {
     double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
     double compute_s = 0;     // component products and reconstruction into C
+    // The part of compute_s spent adding panel results into the block accumulator (FP32), or
+    // widening the product tiles and adding them into it (FP64): per-thread time, averaged.
+    double reconstruct_s = 0;
 };
 
 struct RunOptions {
@@ -76,7 +79,8 @@ struct GemmArgs {
 // Bytes one call allocates (computed before any allocation, compared with
 // RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
 // 6 for FP64, each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
-// (FP32 or FP64) and one 32x32 FP32 tile. With threads = 1 that is the single-thread cost.
+// (FP32 or FP64) and 32x32 FP32 tiles (one for FP32, eight for FP64). With threads = 1 that
+// is the single-thread cost. The buffers come from a per-process pool (kernels/workspace.h).
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 
