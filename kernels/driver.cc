@@ -1,6 +1,6 @@
 // The blocked driver (paper Sections 6.1-6.3) and the two entry points.
 //
-//   for each BM x BN output block (OpenMP, collapse(2), static: one thread per block)
+//   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
 //       for each 32x32 micro-tile
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
@@ -14,9 +14,8 @@
 // is an integer multiple of that unit no larger than 2^24 units: exactly representable in FP32
 // (barring flush-to-zero of results below 2^-126). Every per-panel FP32 result is the exact
 // real sum, so backends, pair orders and thread counts cannot change a single bit.
-#include <omp.h>
-
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -25,6 +24,7 @@
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
 #include "kernels/reconstruct.h"
+#include "kernels/thread_pool.h"
 #include "kernels/workspace.h"
 #include "policy/domain.h"
 
@@ -52,18 +52,6 @@ std::size_t thread_scratch_bytes() {
     const int tiles = sizeof(Acc) == sizeof(double) ? kWidenBatch : 1;
     return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(tiles * kStepElems * sizeof(float));
 }
-
-// Seconds spent in reconstruction by one thread, when the caller asked for phase times.
-struct PhaseClock {
-    bool on;
-    double total = 0, t0 = 0;
-    void start() {
-        if (on) t0 = omp_get_wtime();
-    }
-    void stop() {
-        if (on) total += omp_get_wtime() - t0;
-    }
-};
 
 char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
 
@@ -135,6 +123,56 @@ int fp64_schedule(int products, Fp64Product* out) {
 
 int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Time spent in reconstruction, summed over the threads, when the caller asked for phase times
+// (two clock reads per micro-tile and panel: negligible beside its products).
+struct ReconClock {
+    bool on;
+    std::atomic<long long> ns{0};
+    template <typename F>
+    void time(F&& f) {
+        if (!on) return f();
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
+                     std::memory_order_relaxed);
+    }
+    // Per-thread seconds, averaged over the threads that can take part.
+    double seconds(int threads, const Blocking& bl) const {
+        return 1e-9 * double(ns.load()) / std::min(threads, bl.mblocks * bl.nblocks);
+    }
+};
+
+// Runs block(ib, jb, acc, tile) over every output block on up to `threads` threads. Each thread
+// has its own accumulator and tile in `scratch` and brackets its blocks with the micro-kernels'
+// thread_begin/thread_end (tile configuration on AMX), only if it gets a block at all.
+template <typename Acc, typename Block>
+void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroKernels& mk, Block&& block) {
+    struct Task final : ParallelTask {
+        const Blocking& bl;
+        char* scratch;
+        const MicroKernels& mk;
+        Block& block;
+        std::atomic<int> next{0};
+        Task(const Blocking& b, char* s, const MicroKernels& m, Block& f) : bl(b), scratch(s), mk(m), block(f) {}
+        void run(int participant) override {
+            char* mine = scratch + thread_scratch_bytes<Acc>() * participant;
+            Acc* acc = reinterpret_cast<Acc*>(mine);
+            float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)));
+            bool begun = false;
+            for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < bl.mblocks * bl.nblocks;) {
+                if (!begun) mk.thread_begin();
+                begun = true;
+                block(q / bl.nblocks, q % bl.nblocks, acc, tile);
+            }
+            if (begun) mk.thread_end();
+        }
+    };
+    Task task(bl, scratch, mk, block);
+    run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
+}
+
 // The split's slice exponents v(r) (sigma_r = 0.75 * 2^(v(r) + rho)), for the policy's exact rule.
 amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
     amxblas::SliceExponents e;
@@ -151,60 +189,45 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
         return why;
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
-    const std::size_t per_thread = thread_scratch_bytes<float>();
 
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     pack_a_fp32({normalise_trans(g.transa), g.m, g.k, g.a, g.lda}, pa, sk, threads);
     pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
-    const double t1 = omp_get_wtime();
+    const double t1 = now_s();
 
     const MicroKernels mk = microkernels_for(opt.backend);
     const ReconstructKernels& rk = reconstruct_kernels();
     const Blocking bl(g.m, g.n, g.k);
-    double recon_s = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : recon_s)
-    {
-        char* mine = scratch + per_thread * omp_get_thread_num();
-        float* acc = reinterpret_cast<float*>(mine);
-        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(float)));
-        PhaseClock clock{opt.times != nullptr};
-        mk.thread_begin();
-#pragma omp for collapse(2) schedule(static)
-        for (int ib = 0; ib < bl.mblocks; ++ib)
-            for (int jb = 0; jb < bl.nblocks; ++jb) {
-                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-                for (int kb = 0; kb < bl.panels; ++kb) {
-                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-                    for (int ti = 0; ti < ti_end; ++ti)
-                        for (int tj = 0; tj < tj_end; ++tj) {
-                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                            Fp32Panels p;
-                            for (int s = 0; s < kFp32Slices; ++s) {
-                                p.a[s] = pa.block(s, pi, s0);
-                                p.b[s] = pb.block(s, pj, s0);
-                            }
-                            float* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            if (kb == 0) {
-                                mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
-                                continue;
-                            }
-                            mk.fp32_chain(ns, p, tile, kTile);
-                            clock.start();
-                            rk.add_fp32(tile, dst, kBlockN);
-                            clock.stop();
-                        }
+    ReconClock recon{opt.times != nullptr};
+    for_each_block<float>(threads, bl, scratch, mk, [&](int ib, int jb, float* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    Fp32Panels p;
+                    for (int s = 0; s < kFp32Slices; ++s) {
+                        p.a[s] = pa.block(s, pi, s0);
+                        p.b[s] = pb.block(s, pj, s0);
+                    }
+                    float* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                    if (kb == 0) {
+                        mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
+                        continue;
+                    }
+                    mk.fp32_chain(ns, p, tile, kTile);
+                    recon.time([&] { rk.add_fp32(tile, dst, kBlockN); });
                 }
-                write_block(g, ib * kBlockM, jb * kBlockN, acc);
-            }
-        mk.thread_end();
-        recon_s += clock.total;
-    }
+        }
+        write_block(g, ib * kBlockM, jb * kBlockN, acc);
+    });
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = omp_get_wtime() - t1;
-        opt.times->reconstruct_s = recon_s / threads;
+        opt.times->compute_s = now_s() - t1;
+        opt.times->reconstruct_s = recon.seconds(threads, bl);
     }
     return nullptr;
 }
@@ -217,7 +240,7 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     const int threads = clamp_threads(opt.threads);
 
     // The first scales need no workspace: nonfinite input fails before any allocation.
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
     const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
@@ -230,7 +253,6 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
         return why;
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp64Slices, &pa, &pb);
-    const std::size_t per_thread = thread_scratch_bytes<double>();
     if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
     // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 9r); a residual that
@@ -239,52 +261,38 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     if (const char* why = amxblas::check_fp64_slice_exponents(slice_exponents(sa), slice_exponents(sb),
                                                               opt.fp64_products, g.k))
         return why;
-    const double t1 = omp_get_wtime();
+    const double t1 = now_s();
 
     const MicroKernels mk = microkernels_for(opt.backend);
     const ReconstructKernels& rk = reconstruct_kernels();
     const Blocking bl(g.m, g.n, g.k);
-    double recon_s = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : recon_s)
-    {
-        char* mine = scratch + per_thread * omp_get_thread_num();
-        double* acc = reinterpret_cast<double*>(mine);
-        float* tiles = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(double)));
-        PhaseClock clock{opt.times != nullptr};
-        mk.thread_begin();
-#pragma omp for collapse(2) schedule(static)
-        for (int ib = 0; ib < bl.mblocks; ++ib)
-            for (int jb = 0; jb < bl.nblocks; ++jb) {
-                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-                for (int r = 0; r < ti_end * kTile; ++r)
-                    std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
-                for (int kb = 0; kb < bl.panels; ++kb) {
-                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-                    for (int ti = 0; ti < ti_end; ++ti)
-                        for (int tj = 0; tj < tj_end; ++tj) {
-                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                            double* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            for (int q0 = 0; q0 < np; q0 += kWidenBatch) {
-                                const int nq = std::min(kWidenBatch, np - q0);
-                                for (int q = 0; q < nq; ++q)
-                                    mk.product(ns, pa.block(sched[q0 + q].i, pi, s0), pb.block(sched[q0 + q].j, pj, s0),
-                                               tiles + std::size_t(q) * kStepElems, kTile);
-                                clock.start();
-                                rk.widen_add(tiles, nq, dst, kBlockN);
-                                clock.stop();
-                            }
-                        }
+    ReconClock recon{opt.times != nullptr};
+    for_each_block<double>(threads, bl, scratch, mk, [&](int ib, int jb, double* acc, float* tiles) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        for (int r = 0; r < ti_end * kTile; ++r)
+            std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    double* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                    for (int q0 = 0; q0 < np; q0 += kWidenBatch) {
+                        const int nq = std::min(kWidenBatch, np - q0);
+                        for (int q = 0; q < nq; ++q)
+                            mk.product(ns, pa.block(sched[q0 + q].i, pi, s0), pb.block(sched[q0 + q].j, pj, s0),
+                                       tiles + std::size_t(q) * kStepElems, kTile);
+                        recon.time([&] { rk.widen_add(tiles, nq, dst, kBlockN); });
+                    }
                 }
-                write_block(g, ib * kBlockM, jb * kBlockN, acc);
-            }
-        mk.thread_end();
-        recon_s += clock.total;
-    }
+        }
+        write_block(g, ib * kBlockM, jb * kBlockN, acc);
+    });
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = omp_get_wtime() - t1;
-        opt.times->reconstruct_s = recon_s / threads;
+        opt.times->compute_s = now_s() - t1;
+        opt.times->reconstruct_s = recon.seconds(threads, bl);
     }
     return nullptr;
 }
