@@ -634,7 +634,7 @@ int run_first_call(int n, const std::string& route, const std::string& csv_path)
     verdict(routed && first_over < 5e-3, b);
     std::snprintf(b, sizeof b, "second call %s N=%d: %+.2f%% over a warm call < 2%%", route.c_str(), n, 100 * second_over);
     verdict(routed && second_over < 0.02, b);
-    return routed ? 0 : 1;
+    return 0;  // a call that was not routed (no AVX-512 BF16 here, say) is a MISS, not an error
 }
 
 // --sweep: GFLOP/s over many sizes, timing only; a route's rate may not drop more than 15%
