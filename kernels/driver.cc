@@ -189,6 +189,7 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
         return why;
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
+    pa.stream = pb.stream = component_bytes(g.m, g.n, g.k, kFp32Slices) > streaming_threshold_bytes();
 
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();

@@ -1,10 +1,12 @@
 // The workspace pool (kernels/workspace.h): reuse across calls, bounds on what it keeps,
-// concurrent leases, the cap, and reuse by the emulated GEMM itself.
+// concurrent leases, the cap, and reuse by the emulated GEMM itself. And the FP32 pack's
+// streaming stores (used for buffers larger than the last-level cache): the same bytes.
 #include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
 
+#include "kernels/pack.h"
 #include "kernels/workspace.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -99,6 +101,36 @@ void test_gemm_reuses_its_workspace(void**) {
     assert_memory_equal(c1.data(), c2.data(), c1.size() * sizeof(float));  // a reused buffer changes nothing
 }
 
+void test_streamed_pack_is_identical(void**) {
+    const SplitKernels& sk = split_kernels();
+    const int shapes[][2] = {{64, 96}, {70, 45}, {33, 130}};
+    for (char trans : {'N', 'T'})
+        for (bool is_a : {true, false})
+            for (const auto& sh : shapes) {
+                const int rows = sh[0], cols = sh[1];
+                const std::vector<float> x = kt::random_matrix<float>(std::size_t(rows) * cols, 7);
+                const OperandView<float> v{trans, rows, cols, x.data(), trans == 'N' ? rows : cols};
+                const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
+                const std::size_t elems = packed_slice_elems(outer, k);
+                bf16_t* buf[2];
+                for (int t = 0; t < 2; ++t) {
+                    buf[t] = static_cast<bf16_t*>(aligned_alloc(64, elems * kFp32Slices * sizeof(bf16_t)));
+                    std::memset(buf[t], 0xA5, elems * kFp32Slices * sizeof(bf16_t));
+                    PackedOperand out;
+                    out.slices = kFp32Slices;
+                    out.panels = round_up_tile(outer) / kTile;
+                    out.ksteps = round_up_tile(k) / kTile;
+                    out.stream = t == 1;
+                    for (int s = 0; s < kFp32Slices; ++s) out.slice[s] = buf[t] + s * elems;
+                    (is_a ? pack_a_fp32 : pack_b_fp32)(v, out, sk, 2);
+                }
+                assert_memory_equal(buf[0], buf[1], elems * kFp32Slices * sizeof(bf16_t));
+                free(buf[0]);
+                free(buf[1]);
+            }
+    assert_true(streaming_threshold_bytes() >= (std::size_t(1) << 20));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -109,6 +141,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_cap_bounds_request_and_what_is_kept),
         cmocka_unit_test(test_concurrent_leases_are_distinct),
         cmocka_unit_test(test_gemm_reuses_its_workspace),
+        cmocka_unit_test(test_streamed_pack_is_identical),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
