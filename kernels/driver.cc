@@ -37,9 +37,19 @@ constexpr int kStepsPerPanel = kBlockK / kTile;  // 8 K steps per BK panel
 
 std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
+// The distance between two slice buffers of one operand: the slice, plus a stagger. Without
+// it, at N = 2048 the slices lie 8 MiB apart, so the blocks a micro-tile reads from its six
+// (FP32) or twelve (FP64) buffers at one K step all fall into the same L1 and L2 cache sets and
+// alias at 4 KiB (a load seems to depend on an older store to another buffer). 4096 + 64 bytes
+// moves each buffer one L1 set and 65 L2 sets further than the one before.
+constexpr std::size_t kSliceStagger = 4096 + 64;
+
+std::size_t slice_stride(int outer, int k) {
+    return align_up(packed_slice_elems(outer, k) * sizeof(bf16_t)) + kSliceStagger;
+}
+
 std::size_t component_bytes(int m, int n, int k, int slices) {
-    return align_up(packed_slice_elems(m, k) * sizeof(bf16_t)) * slices +
-           align_up(packed_slice_elems(n, k) * sizeof(bf16_t)) * slices;
+    return slice_stride(m, k) * slices + slice_stride(n, k) * slices;
 }
 
 // FP64 product tiles widened and added in one pass (reconstruct.h): up to 8 (32 KiB, in L1).
@@ -57,8 +67,7 @@ char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
 
 // Carves the slice buffers of A then B out of the workspace; returns the first byte after.
 char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb) {
-    const std::size_t sa = align_up(packed_slice_elems(m, k) * sizeof(bf16_t));
-    const std::size_t sb = align_up(packed_slice_elems(n, k) * sizeof(bf16_t));
+    const std::size_t sa = slice_stride(m, k), sb = slice_stride(n, k);
     pa->slices = pb->slices = slices;
     pa->panels = round_up_tile(m) / kTile;
     pb->panels = round_up_tile(n) / kTile;
