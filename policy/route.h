@@ -4,7 +4,7 @@
 // policy/domain.h; the shim runs them after a call passes this decision.
 #pragma once
 
-#include "kernels/emulated_gemm.h"
+#include "kernels/gemm_types.h"
 #include "policy/settings.h"
 
 namespace amxblas {

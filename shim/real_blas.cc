@@ -10,7 +10,7 @@
 #include <string>
 
 #include "shim/config.h"
-#include "shim/log.h"
+#include "shim/messages.h"
 
 namespace amxblas {
 
