@@ -17,8 +17,8 @@ namespace amxblas {
 namespace {
 
 const char* const kRoutineNames[] = {
-#define AMXBLAS_FORTRAN_GEMM(name, T) #name,
-#define AMXBLAS_CBLAS_GEMM(name, T) #name,
+#define AMXBLAS_FORTRAN_GEMM(name, T, I) #name,
+#define AMXBLAS_CBLAS_GEMM(name, T, I) #name,
 #include "shim/routines.def"
 #undef AMXBLAS_FORTRAN_GEMM
 #undef AMXBLAS_CBLAS_GEMM

@@ -13,6 +13,7 @@
 //   LDTILECFG only where the thread had not loaded the kernel's configuration yet; no
 //   TILERELEASE (the configuration is kept for the next call).
 #include "kernels/emulated_gemm.h"
+#include "kernels/variants.h"
 #include "policy/emulate.h"
 #include "shim/hardware.h"
 #include "tests/amxemu/amxemu.h"
@@ -133,7 +134,7 @@ void sgemm_tile_traffic(void** /*state*/) {
 
 void dgemm_tile_traffic(void** /*state*/) {
     const Shape s = kShapes[1];
-    for (int np : {6, 10, 15, 21}) {
+    for (int np : kn::kFp64Products) {
         std::vector<double> c;
         amxemu_reset_counters();
         assert_null(run<double>(s, kn::Backend::amx, np, 1, &c));
