@@ -9,7 +9,7 @@
 //                4 per micro-tile and BK panel.
 //   FP64 (Np):   TILELOADD and TDPBF16PS 4 Np per micro-tile and K step; TILEZERO and
 //                TILESTORED 4 Np per micro-tile and BK panel.
-//   Per call and thread that takes part: one STTILECFG (reading the loaded configuration back); one
+//   Per call and thread that computes a block: one STTILECFG (reading the loaded configuration back); one
 //   LDTILECFG only where the thread had not loaded the kernel's configuration yet; no
 //   TILERELEASE (the configuration is kept for the next call).
 #include "kernels/emulated_gemm.h"
