@@ -40,6 +40,7 @@ struct Worker {
     std::atomic<int> sleeping{0};        // the worker waits on `wake`
     std::atomic<int> caller_waiting{0};  // a caller waits on `done`
     int participant = 0;                 // written before the job is posted
+    Worker* retired_next = nullptr;      // in a forked child: the parent's workers, kept listed
 };
 static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t), "futex word");
 
@@ -98,10 +99,20 @@ void* worker_main(void* arg) {
     return nullptr;
 }
 
-// In a forked child only the forking thread exists: forget the parent's workers (their memory
-// stays allocated, unreferenced: they may have been mid-job) and start afresh.
+// The parent's workers, in a forked child: never used again, never freed (they may have been
+// mid-job), but still referenced, so that a leak checker does not report them.
+Worker* g_retired = nullptr;
+
+// In a forked child only the forking thread exists: retire the parent's workers and start
+// afresh; the child makes its own on its first parallel call.
 void forget_workers_after_fork() {
-    for (auto& w : g_workers) w.store(nullptr, std::memory_order_relaxed);
+    for (auto& entry : g_workers) {
+        if (Worker* w = entry.load(std::memory_order_relaxed)) {
+            w->retired_next = g_retired;
+            g_retired = w;
+        }
+        entry.store(nullptr, std::memory_order_relaxed);
+    }
     g_reserved.store(0, std::memory_order_relaxed);
 }
 
@@ -144,13 +155,16 @@ Worker* create_worker() {
     return ok ? w : nullptr;
 }
 
-// An idle worker of the pool, claimed (slot == kClaimed); nullptr when all are busy.
-Worker* claim_idle_worker() {
+// An idle worker of the pool, claimed (slot == kClaimed), that is not among the `taken` ones;
+// nullptr when there is none. (A helper that already finished its part of this job is idle
+// again: claiming it twice would make the caller wait for a posting it withdrew.)
+Worker* claim_idle_worker(Worker* const* taken, int ntaken) {
     const int n = std::min(g_reserved.load(), kMaxWorkers);
     for (int i = 0; i < n; ++i) {
         Worker* w = g_workers[i].load(std::memory_order_acquire);
+        if (!w || std::find(taken, taken + ntaken, w) != taken + ntaken) continue;
         Job* idle = nullptr;
-        if (w && w->slot.compare_exchange_strong(idle, kClaimed, std::memory_order_acquire)) return w;
+        if (w->slot.compare_exchange_strong(idle, kClaimed, std::memory_order_acquire)) return w;
     }
     return nullptr;
 }
@@ -175,7 +189,7 @@ void run_parallel(int threads, ParallelTask& task) {
     std::uint32_t done_before[kMaxWorkers];
     int helpers = 0;
     while (helpers < helpers_wanted) {
-        Worker* w = claim_idle_worker();
+        Worker* w = claim_idle_worker(helper, helpers);
         if (!w) w = create_worker();
         if (!w) break;
         done_before[helpers] = w->done.load(std::memory_order_acquire);

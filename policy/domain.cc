@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/variants.h"
 #include "policy/reasons.h"
 
 namespace amxblas {
@@ -46,13 +47,8 @@ int last_possible_slice(const OperandSummary& s) {
 }  // namespace
 
 int fp64_schedule_depth(int products) {
-    switch (products) {
-        case 6: return 3;
-        case 10: return 4;
-        case 15: return 5;
-        case 21: return 6;
-        default: return 0;
-    }
+    const kernels::Variant* v = kernels::fp64_variant(products);
+    return v ? v->depth : 0;
 }
 
 const char* check_gemm_scalars(double alpha, double beta) {

@@ -25,8 +25,8 @@ constexpr int kCblasConjTrans = 113;
 
 // Every routine of shim/routines.def, by name.
 enum class Routine : int {
-#define AMXBLAS_FORTRAN_GEMM(name, T) name,
-#define AMXBLAS_CBLAS_GEMM(name, T) name,
+#define AMXBLAS_FORTRAN_GEMM(name, T, I) name,
+#define AMXBLAS_CBLAS_GEMM(name, T, I) name,
 #include "shim/routines.def"
 #undef AMXBLAS_FORTRAN_GEMM
 #undef AMXBLAS_CBLAS_GEMM

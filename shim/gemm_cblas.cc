@@ -1,5 +1,7 @@
 // The exported CBLAS wrappers (cblas_sgemm, cblas_dgemm), generated from shim/routines.def.
 // A row-major call is the column-major call on swapped operands: C^T = op(B)^T * op(A)^T.
+#include <type_traits>
+
 #include "shim/gemm_dispatch.h"
 #include "shim/real_blas.h"
 #include "shim/reentry.h"
@@ -54,11 +56,12 @@ void cblas_gemm(Routine r, int layout, int transa, int transb, int m, int n, int
 }  // namespace
 }  // namespace amxblas
 
-#define AMXBLAS_FORTRAN_GEMM(name, T)
-#define AMXBLAS_CBLAS_GEMM(name, T)                                                            \
+#define AMXBLAS_FORTRAN_GEMM(name, T, I)
+#define AMXBLAS_CBLAS_GEMM(name, T, I)                                                         \
     extern "C" __attribute__((visibility("default"))) void name(                               \
-        int layout, int transa, int transb, int m, int n, int k, T alpha, const T* a, int lda,  \
-        const T* b, int ldb, T beta, T* c, int ldc) {                                          \
+        int layout, int transa, int transb, I m, I n, I k, T alpha, const T* a, I lda,          \
+        const T* b, I ldb, T beta, T* c, I ldc) {                                              \
+        static_assert(std::is_same_v<I, int>, "shim/routines.def: convert the index type");    \
         amxblas::cblas_gemm<T>(amxblas::Routine::name, layout, transa, transb, m, n, k, alpha,  \
                                a, lda, b, ldb, beta, c, ldc);                                  \
     }

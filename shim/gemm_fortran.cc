@@ -1,4 +1,6 @@
 // The exported Fortran-ABI wrappers (sgemm_, dgemm_), generated from shim/routines.def.
+#include <type_traits>
+
 #include "shim/gemm_dispatch.h"
 #include "shim/real_blas.h"
 #include "shim/reentry.h"
@@ -37,15 +39,16 @@ void fortran_gemm(Routine r, const char* ta, const char* tb, const int* m, const
 }  // namespace
 }  // namespace amxblas
 
-#define AMXBLAS_FORTRAN_GEMM(name, T)                                                          \
+#define AMXBLAS_FORTRAN_GEMM(name, T, I)                                                       \
     extern "C" __attribute__((visibility("default"))) void name(                               \
-        const char* ta, const char* tb, const int* m, const int* n, const int* k,              \
-        const T* alpha, const T* a, const int* lda, const T* b, const int* ldb, const T* beta, \
-        T* c, const int* ldc, std::size_t ta_len, std::size_t tb_len) {                        \
+        const char* ta, const char* tb, const I* m, const I* n, const I* k,                    \
+        const T* alpha, const T* a, const I* lda, const T* b, const I* ldb, const T* beta,     \
+        T* c, const I* ldc, std::size_t ta_len, std::size_t tb_len) {                          \
+        static_assert(std::is_same_v<I, int>, "shim/routines.def: convert the index type");    \
         amxblas::fortran_gemm<T>(amxblas::Routine::name, ta, tb, m, n, k, alpha, a, lda, b,    \
                                  ldb, beta, c, ldc, ta_len, tb_len);                           \
     }
-#define AMXBLAS_CBLAS_GEMM(name, T)
+#define AMXBLAS_CBLAS_GEMM(name, T, I)
 #include "shim/routines.def"
 #undef AMXBLAS_FORTRAN_GEMM
 #undef AMXBLAS_CBLAS_GEMM

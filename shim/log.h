@@ -38,8 +38,4 @@ void expand_log_path(const char* pattern, char* out, int size);
 // child's pid on its first line.
 void log_after_fork();
 
-// Messages that must reach the user whatever the verbosity, on stderr, prefixed "amxblas: ".
-void warning_message(const char* text);
-void fatal_message(const char* text);
-
 }  // namespace amxblas

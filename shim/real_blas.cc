@@ -10,15 +10,15 @@
 #include <string>
 
 #include "shim/config.h"
-#include "shim/log.h"
+#include "shim/messages.h"
 
 namespace amxblas {
 
 namespace {
 
 const char* const kRoutineNames[] = {
-#define AMXBLAS_FORTRAN_GEMM(name, T) #name,
-#define AMXBLAS_CBLAS_GEMM(name, T) #name,
+#define AMXBLAS_FORTRAN_GEMM(name, T, I) #name,
+#define AMXBLAS_CBLAS_GEMM(name, T, I) #name,
 #include "shim/routines.def"
 #undef AMXBLAS_FORTRAN_GEMM
 #undef AMXBLAS_CBLAS_GEMM
