@@ -24,9 +24,6 @@
 // The FP64 accumulation runs smallest product first, so that before the leading product (0, 0)
 // of a panel is added the partial sums are small: for K <= 256 the rounding error is then close
 // to one rounding of the result (docs/fp64-certificate.md).
-#include <stdlib.h>
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,8 +37,10 @@
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
+#include "kernels/reconstruct.h"
 #include "kernels/thread_pool.h"
 #include "kernels/variants.h"
+#include "kernels/workspace.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -52,45 +51,37 @@ constexpr int kStepsPerPanel = kBlockK / kTile;  // 8 K steps per BK panel
 
 std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
-std::size_t component_bytes(int m, int n, int k, int slices) {
-    return align_up(packed_slice_elems(m, k) * sizeof(bf16_t)) * slices +
-           align_up(packed_slice_elems(n, k) * sizeof(bf16_t)) * slices;
+// The distance between two slice buffers of one operand: the slice, plus a stagger. Without
+// it, at N = 2048 the slices lie 8 MiB apart, so the blocks a micro-tile reads from its six
+// (FP32) or twelve (FP64) buffers at one K step all fall into the same L1 and L2 cache sets and
+// alias at 4 KiB (a load seems to depend on an older store to another buffer). 4096 + 64 bytes
+// moves each buffer one L1 set and 65 L2 sets further than the one before.
+constexpr std::size_t kSliceStagger = 4096 + 64;
+
+std::size_t slice_stride(int outer, int k) {
+    return align_up(packed_slice_elems(outer, k) * sizeof(bf16_t)) + kSliceStagger;
 }
 
-// Per thread: the BM x BN block accumulator and one 32x32 FP32 micro-tile.
+std::size_t component_bytes(int m, int n, int k, int slices) {
+    return slice_stride(m, k) * slices + slice_stride(n, k) * slices;
+}
+
+// FP64 product tiles widened and added in one pass (reconstruct.h): up to 8 (32 KiB, in L1).
+constexpr int kWidenBatch = 8;
+
+// Per thread: the BM x BN block accumulator and the 32x32 FP32 micro-tiles (one for sgemm,
+// kWidenBatch for dgemm).
 template <typename Acc>
 std::size_t thread_scratch_bytes() {
-    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(kStepElems * sizeof(float));
+    const int tiles = sizeof(Acc) == sizeof(double) ? kWidenBatch : 1;
+    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(tiles * kStepElems * sizeof(float));
 }
 
 char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
 
-// One 64-byte aligned allocation for the whole call, freed on every path.
-struct Workspace {
-    void* p = nullptr;
-    ~Workspace() { free(p); }
-};
-
-// A fresh workspace is first touched by the packer, one page fault per 4 KiB page: at N = 2048
-// that cost more than the split itself. Large workspaces are therefore 2 MiB aligned and
-// advised as transparent huge pages (a hint: where THP is off, nothing changes).
-constexpr std::size_t kHugePage = std::size_t(2) << 20;
-
-const char* allocate(std::size_t bytes, std::size_t cap, Workspace* ws) {
-    if (cap != 0 && bytes > cap) return "memory:workspace-cap";
-    const bool huge = bytes >= 4 * kHugePage;
-    if (posix_memalign(&ws->p, huge ? kHugePage : kAlign, bytes) != 0) {
-        ws->p = nullptr;
-        return "memory:alloc-failed";
-    }
-    if (huge) madvise(ws->p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
-    return nullptr;
-}
-
 // Carves the slice buffers of A then B out of the workspace; returns the first byte after.
 char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb) {
-    const std::size_t sa = align_up(packed_slice_elems(m, k) * sizeof(bf16_t));
-    const std::size_t sb = align_up(packed_slice_elems(n, k) * sizeof(bf16_t));
+    const std::size_t sa = slice_stride(m, k), sb = slice_stride(n, k);
     pa->slices = pb->slices = slices;
     pa->panels = round_up_tile(m) / kTile;
     pb->panels = round_up_tile(n) / kTile;
@@ -134,6 +125,23 @@ void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
 }
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Time spent in reconstruction, summed over the threads, when the caller asked for phase times
+// (two clock reads per micro-tile and panel: negligible beside its products).
+struct ReconClock {
+    bool on = false;
+    std::atomic<long long> ns{0};
+    template <typename F>
+    void time(F&& f) {
+        if (!on) return f();
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
+                     std::memory_order_relaxed);
+    }
+    // Per-thread seconds, averaged over the threads that can take part.
+    double seconds(int threads, int blocks) const { return 1e-9 * double(ns.load()) / std::min(threads, blocks); }
+};
 
 // Runs block(ib, jb, acc, tile) over every output block on up to `threads` threads. Each thread
 // has its own accumulator and tile in `scratch` and brackets its blocks with the micro-kernels'
@@ -202,6 +210,8 @@ struct Fp32Step {
     using Acc = float;
     const PackedOperand& pa;
     const PackedOperand& pb;
+    const ReconstructKernels& rk;
+    ReconClock* recon;
     void begin_block(float*, int, int) const {}
     void tile(const MicroKernels& mk, int panel, int ns, int pi, int pj, int s0, float* dst, float* tile) const {
         Fp32Panels p;
@@ -214,8 +224,7 @@ struct Fp32Step {
             return;
         }
         mk.fp32_chain(ns, p, tile, kTile);
-        for (int r = 0; r < kTile; ++r)
-            for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
+        recon->time([&] { rk.add_fp32(tile, dst, kBlockN); });
     }
     void write(const GemmArgs<float>& g, int i0, int j0, const float* acc) const { write_block(g, i0, j0, acc); }
 };
@@ -249,7 +258,8 @@ inline double scale_pow2(double x, int e) {
 }
 
 // FP64: each live product per micro-tile and panel, widened, multiplied by its exact factor
-// 2^(v_A(i) + v_B(j)) and added to an FP64 accumulator that starts at zero. The block goes to
+// 2^(v_A(i) + v_B(j)) and added to an FP64 accumulator that starts at zero, in schedule order;
+// up to kWidenBatch product tiles are formed before they are added. The block goes to
 // C as alpha * acc * 2^(e_i + f_j) + beta * C (row_exps non-null), or as it is into lower
 // (m x n, ld m: the certificate's lower-bound product).
 struct Fp64Step {
@@ -262,15 +272,24 @@ struct Fp64Step {
     const int* row_exps;
     const int* col_exps;
     double* lower;
+    ReconClock* recon;
     void begin_block(double* acc, int rows, int cols) const {
         for (int r = 0; r < rows; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * cols);
     }
-    void tile(const MicroKernels& mk, int, int ns, int pi, int pj, int s0, double* dst, float* tile) const {
-        for (int q = 0; q < live; ++q) {
-            mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
-            const double ps = pscale[q];
-            for (int r = 0; r < kTile; ++r)
-                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]) * ps;
+    void tile(const MicroKernels& mk, int, int ns, int pi, int pj, int s0, double* dst, float* tiles) const {
+        for (int q0 = 0; q0 < live; q0 += kWidenBatch) {
+            const int nq = std::min(kWidenBatch, live - q0);
+            for (int q = 0; q < nq; ++q)
+                mk.product(ns, pa.block(sched[q0 + q].i, pi, s0), pb.block(sched[q0 + q].j, pj, s0),
+                           tiles + std::size_t(q) * kStepElems, kTile);
+            recon->time([&] {
+                for (int q = 0; q < nq; ++q) {
+                    const float* t = tiles + std::size_t(q) * kStepElems;
+                    const double ps = pscale[q0 + q];
+                    for (int r = 0; r < kTile; ++r)
+                        for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += static_cast<double>(t[r * kTile + c]) * ps;
+                }
+            });
         }
     }
     void write(const GemmArgs<double>& g, int i0, int j0, const double* acc) const {
@@ -331,11 +350,12 @@ void abs_slice(const PackedOperand& src, bf16_t* dst) {
 const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
-    Workspace ws;
-    if (const char* why = allocate(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    WorkspaceLease ws;
+    if (const char* why = lease_workspace(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
+    char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
+    pa.stream = pb.stream = component_bytes(g.m, g.n, g.k, kFp32Slices) > streaming_threshold_bytes();
 
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
@@ -343,10 +363,14 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
     const double t1 = now_s();
 
-    run_blocks(g, Fp32Step{pa, pb}, microkernels_for(opt.backend), scratch, threads);
+    ReconClock recon;
+    recon.on = opt.times != nullptr;
+    run_blocks(g, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, microkernels_for(opt.backend), scratch, threads);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
+        const Blocking bl(g.m, g.n, g.k);
+        opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
 }
@@ -358,7 +382,7 @@ struct PreparedDgemm::State {
     GemmArgs<double> g{};
     RunOptions opt;
     int threads = 1;
-    Workspace ws;
+    WorkspaceLease ws;
     PackedOperand pa, pb;
     char* scratch = nullptr;
     double split_pack_s = 0;
@@ -411,8 +435,8 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
 
     const std::size_t bytes = automatic ? dgemm_auto_workspace_bytes(g.m, g.n, g.k, threads)
                                         : dgemm_workspace_bytes(g.m, g.n, g.k, threads, opt.fp64_products);
-    if (const char* why = allocate(bytes, opt.workspace_cap_bytes, &st->ws)) return why;
-    st->scratch = lay_out(static_cast<char*>(st->ws.p), g.m, g.n, g.k, slices, &st->pa, &st->pb);
+    if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return why;
+    st->scratch = lay_out(static_cast<char*>(st->ws.data()), g.m, g.n, g.k, slices, &st->pa, &st->pb);
     if (automatic) {
         st->norms_a.resize(std::size_t(slices) * g.m);
         st->norms_b.resize(std::size_t(slices) * g.n);
@@ -443,7 +467,8 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
             abs_slice(st->pb, abs_b.slice[0]);
             const Fp64Product first[1] = {{0, 0}};
             const double one[1] = {1.0};
-            run_blocks(g, Fp64Step{abs_a, abs_b, first, one, 1, nullptr, nullptr, lower},
+            ReconClock no_clock;
+            run_blocks(g, Fp64Step{abs_a, abs_b, first, one, 1, nullptr, nullptr, lower, &no_clock},
                        microkernels_for(opt.backend), st->scratch, threads);
         } else {
             std::fill(lower, lower + std::size_t(g.m) * g.n, 0.0);
@@ -471,7 +496,9 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     }
     double pscale[kMaxFp64Products];
     const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
-    run_blocks(g, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), nullptr},
+    ReconClock recon;
+    recon.on = st.opt.times != nullptr;
+    run_blocks(g, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), nullptr, &recon},
                microkernels_for(st.opt.backend), st.scratch, st.threads);
     // The entries the certificate could not vouch for: FP64 inner products in index order, the
     // computation DGEMM's own error bound describes.
@@ -491,6 +518,8 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
         st.opt.times->compute_s = now_s() - t1;
+        const Blocking bl(g.m, g.n, g.k);
+        st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
 }

@@ -47,7 +47,9 @@
 
 namespace amxblas::kernels {
 
-const char* backend_name(Backend b);  // "reference", "avx512", "amx"
+const char* backend_name(Backend b);  // "amx", "avx512", "reference": kernels/backends.def
+// The backend named `name` (a row of kernels/backends.def); false when there is none.
+bool parse_backend(const char* name, Backend* out);
 
 // "Was this path built?" and "can it run on this machine?" are separate questions.
 bool backend_built(Backend b);
@@ -58,8 +60,11 @@ bool backend_runnable_on_cpu(Backend b);
 
 // Bytes one call allocates (computed before any allocation, compared with
 // RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
-// d = fp64_depth(products) for FP64, each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
-// (FP32 or FP64) and one 32x32 FP32 tile. With threads = 1 that is the single-thread cost.
+// d = fp64_depth(products) for FP64, each padded to multiples of 32 and staggered by 4160
+// bytes) plus, per thread, one
+// BM x BN block accumulator (FP32 or FP64) and 32x32 FP32 tiles (one for FP32, eight for
+// FP64). With threads = 1 that is the single-thread cost. The buffers come from a
+// per-process pool (kernels/workspace.h).
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21);
 // Auto: eight slices, |slice 0| of each operand and the m x n lower-bound product.

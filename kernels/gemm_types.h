@@ -15,10 +15,22 @@ constexpr int kFp64Slices = 8;
 // per-entry error certificate holds (policy/fp64_certificate.h, docs/fp64-certificate.md).
 constexpr int kFp64Auto = -1;
 
+// The micro-kernel backends of kernels/backends.def, in its order: amx (AMX-BF16, TDPBF16PS),
+// avx512 (AVX-512 BF16, VDPBF16PS), reference (portable scalar, the SDM's TDPBF16PS).
 enum class Backend : int {
-    reference = 0,  // portable scalar micro-kernel, follows the SDM definition of TDPBF16PS
-    avx512 = 1,     // AVX-512 BF16 (VDPBF16PS) micro-kernel
-    amx = 2,        // AMX-BF16 (TDPBF16PS) micro-kernel
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) id,
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
+};
+constexpr int kBackendCount = 0
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) +1
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
+    ;
+inline constexpr Backend kAllBackends[] = {
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) Backend::id,
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
 };
 
 // Time spent in each phase of one call, for the benchmark's breakdown (Figure 10 of the paper).
@@ -26,6 +38,9 @@ struct PhaseTimes {
     double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
     double certificate_s = 0; // FP64 auto: the lower-bound product and the certificate
     double compute_s = 0;     // component products and reconstruction into C
+    // The part of compute_s spent adding panel results into the block accumulator (FP32), or
+    // widening the product tiles and adding them into it (FP64): per-thread time, averaged.
+    double reconstruct_s = 0;
 };
 
 // What an FP64 auto call decided (RunOptions::fp64_report).
