@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "kernels/reasons.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
 #include "kernels/reconstruct.h"
@@ -93,8 +94,8 @@ char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, Pa
 }
 
 const char* check_backend(const RunOptions& opt) {
-    if (!backend_built(opt.backend)) return "backend:not-built";
-    if (!backend_usable(opt.backend, opt.amx_emulator)) return "backend:not-runnable";
+    if (!backend_built(opt.backend)) return reason::backend_not_built;
+    if (!backend_usable(opt.backend, opt.amx_emulator)) return reason::backend_not_runnable;
     return nullptr;
 }
 
@@ -408,7 +409,7 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     if (const char* why = check_backend(opt)) return why;
     const bool automatic = opt.fp64_products == kFp64Auto;
     const int slices = automatic ? kFp64Slices : fp64_depth(opt.fp64_products);
-    if (slices == 0) return "config:fp64-products";
+    if (slices == 0) return reason::config_fp64_products;
     auto st = std::make_unique<PreparedDgemm::State>();
     st->g = g;
     st->opt = opt;
@@ -481,11 +482,11 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
 }
 
 const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* repair_at, std::size_t repairs) {
-    if (!p || !p->state) return "config:fp64-products";
+    if (!p || !p->state) return reason::config_fp64_products;
     PreparedDgemm::State& st = *p->state;
     Fp64Product sched[kMaxFp64Products];
     const int np = fp64_schedule(products, sched);
-    if (np == 0 || fp64_depth(products) > st.sa.sc.slices) return "config:fp64-products";
+    if (np == 0 || fp64_depth(products) > st.sa.sc.slices) return reason::config_fp64_products;
     const GemmArgs<double>& g = st.g;
     const double t1 = now_s();
     // C's old values of the entries to repair, before the products overwrite them.
@@ -554,9 +555,9 @@ const char* guarded(Fn&& fn) {
     try {
         return fn();
     } catch (const std::bad_alloc&) {
-        return "memory:alloc-failed";
+        return reason::memory_alloc_failed;
     } catch (...) {
-        return "internal:exception";
+        return reason::internal_exception;
     }
 }
 

@@ -2,6 +2,7 @@
 // already in the packed order (with zeros past the matrix edge); the split then runs over that
 // contiguous tile and writes every slice straight into its packed buffer.
 #include "kernels/pack.h"
+#include "kernels/reasons.h"
 
 #include <emmintrin.h>
 #include <unistd.h>
@@ -259,10 +260,10 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
     if (subnormal) *subnormal = sub;
     switch (static_cast<SliceStatus>(worst)) {
         case SliceStatus::ok: return nullptr;
-        case SliceStatus::subnormal: return "domain:slice-subnormal";
-        case SliceStatus::overflow: return "domain:slice-overflow";
+        case SliceStatus::subnormal: return reason::domain_slice_subnormal;
+        case SliceStatus::overflow: return reason::domain_slice_overflow;
     }
-    return "domain:slice-subnormal";
+    return reason::domain_slice_subnormal;
 }
 
 }  // namespace
@@ -312,7 +313,7 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
             mx = std::max(mx, pp.mx);
             nonfinite = nonfinite || pp.nonfinite;
         }
-        if (nonfinite) return "domain:nonfinite";
+        if (nonfinite) return reason::domain_nonfinite;
         if (mx == 0 || ceil_log2(mx) < kFp64MinSliceExp) break;  // the chain ends here
         sc->sigma[r] = ozaki_sigma(mx);
         sc->active = r + 1;
@@ -425,7 +426,7 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
         any = any || pp.any;
     }
     *nonzero = any;
-    return bad ? "domain:nonfinite" : nullptr;
+    return bad ? reason::domain_nonfinite : nullptr;
 }
 
 const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps, bool nonzero, Fp64Split* sp,
