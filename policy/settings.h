@@ -26,7 +26,7 @@ struct Settings {
     int fp64_products = 0;
     double fp64_tol = 1;         // AMXBLAS_FP64_TOL: auto's accepted factor over DGEMM's bound
     // AMXBLAS_MIN_N: smallest M, N and K that are routed. 256 is the paper's smallest measured
-    // order, where AMX-FP32 was 2.56x SGEMM (TABLE4.md); below one 256x256x256 block the
+    // order, where AMX-FP32 was 2.56x SGEMM (the paper's Figure 7); below one 256x256x256 block the
     // split/pack overhead is not amortised.
     int min_n = 256;
     ShapeRule shapes = ShapeRule::square;             // AMXBLAS_SHAPES
