@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "kernels/backend.h"
+#include "kernels/reasons.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
 #include "kernels/reconstruct.h"
@@ -86,8 +87,8 @@ char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, Pa
 }
 
 const char* check_backend(const RunOptions& opt) {
-    if (!backend_built(opt.backend)) return "backend:not-built";
-    if (!backend_usable(opt.backend, opt.amx_emulator)) return "backend:not-runnable";
+    if (!backend_built(opt.backend)) return reason::backend_not_built;
+    if (!backend_usable(opt.backend, opt.amx_emulator)) return reason::backend_not_runnable;
     return nullptr;
 }
 
@@ -322,7 +323,7 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     out->state.reset();
     if (const char* why = check_backend(opt)) return why;
     Fp64Product sched[kMaxFp64Products];
-    if (fp64_schedule(opt.fp64_products, sched) == 0) return "config:fp64-products";
+    if (fp64_schedule(opt.fp64_products, sched) == 0) return reason::config_fp64_products;
     auto st = std::make_unique<PreparedDgemm::State>();
     st->g = g;
     st->opt = opt;
@@ -354,10 +355,10 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
 }
 
 const char* dgemm_compute(PreparedDgemm* p, int products) {
-    if (!p || !p->state) return "config:fp64-products";
+    if (!p || !p->state) return reason::config_fp64_products;
     Fp64Product sched[kMaxFp64Products];
     const int np = fp64_schedule(products, sched);
-    if (np == 0) return "config:fp64-products";
+    if (np == 0) return reason::config_fp64_products;
     PreparedDgemm::State& st = *p->state;
     const double t1 = now_s();
     ReconClock recon;
@@ -392,9 +393,9 @@ const char* guarded(Fn&& fn) {
     try {
         return fn();
     } catch (const std::bad_alloc&) {
-        return "memory:alloc-failed";
+        return reason::memory_alloc_failed;
     } catch (...) {
-        return "internal:exception";
+        return reason::internal_exception;
     }
 }
 
