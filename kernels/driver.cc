@@ -1,4 +1,5 @@
-// The blocked driver (paper Sections 6.1-6.3) and the two entry points.
+// The blocked driver (paper Sections 6.1-6.3, kernels/macro_kernel.h) and the SGEMM and DGEMM
+// entry points (CGEMM and ZGEMM: complex_gemm.cc).
 //
 //   for each BM x BN output block (OpenMP, collapse(2), static: one thread per block)
 //     for each BK panel
@@ -6,7 +7,7 @@
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
 //         FP64: for each product (i, j), i + j < d, in index-sum order:
 //               one product -> tile; block accumulator (FP64) += widen(tile)
-//     C := alpha * accumulator + beta * C   (beta == 0: C is not read)
+//     the caller's writer: C := alpha * accumulator + beta * C   (beta == 0: C is not read)
 //
 // Why BK = 256 makes the FP64 path exact before widening: an Ozaki chunk of slice r is a
 // multiple of 2^(v_r - 8) with magnitude <= 2^v_r, so a product of slices (i, j) is a multiple
@@ -25,6 +26,7 @@
 
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
+#include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
 #include "policy/domain.h"
 
@@ -148,24 +150,27 @@ amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
     return e;
 }
 
-const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+}  // namespace
+
+const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>& vb, int m, int n,
+                          int k, const RunOptions& opt, const BlockWriter<float>& write) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
     Workspace ws;
-    if (const char* why = allocate(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    if (const char* why = allocate(sgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
+    char* scratch = lay_out(static_cast<char*>(ws.p), m, n, k, kFp32Slices, &pa, &pb);
     const std::size_t per_thread = thread_scratch_bytes<float>();
 
     const double t0 = omp_get_wtime();
     const SplitKernels& sk = split_kernels();
-    pack_a_fp32({normalise_trans(g.transa), g.m, g.k, g.a, g.lda}, pa, sk, threads);
-    pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
+    pack_a_fp32(va, pa, sk, threads);
+    pack_b_fp32(vb, pb, sk, threads);
     const double t1 = omp_get_wtime();
 
     const MicroKernels mk = microkernels_for(opt.backend);
-    const Blocking bl(g.m, g.n, g.k);
+    const Blocking bl(m, n, k);
 #pragma omp parallel num_threads(threads)
     {
         char* mine = scratch + per_thread * omp_get_thread_num();
@@ -197,7 +202,7 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
                                 for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
                         }
                 }
-                write_block(g, ib * kBlockM, jb * kBlockN, acc);
+                write(ib * kBlockM, jb * kBlockN, acc);
             }
         mk.thread_end();
     }
@@ -208,7 +213,8 @@ const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     return nullptr;
 }
 
-const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
+const char* run_fp64_gemm(const OperandView<double>& va, const OperandView<double>& vb, int m, int n,
+                          int k, const RunOptions& opt, const BlockWriter<double>& write) {
     if (const char* why = check_backend(opt)) return why;
     Fp64Product sched[21];
     const int np = fp64_schedule(opt.fp64_products, sched);
@@ -218,17 +224,15 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     // The first scales need no workspace: nonfinite input fails before any allocation.
     const double t0 = omp_get_wtime();
     const SplitKernels& sk = split_kernels();
-    const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
-    const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
     Fp64Scales sa, sb;
     if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
     if (const char* why = fp64_first_scale(vb, sk, threads, &sb)) return why;
 
     Workspace ws;
-    if (const char* why = allocate(dgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    if (const char* why = allocate(dgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), g.m, g.n, g.k, kFp64Slices, &pa, &pb);
+    char* scratch = lay_out(static_cast<char*>(ws.p), m, n, k, kFp64Slices, &pa, &pb);
     const std::size_t per_thread = thread_scratch_bytes<double>();
     if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
@@ -236,12 +240,12 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
     // shrinks faster gives finer slices whose products can fall below 2^-126 and be flushed.
     // Checked after the packs so that a slice that is itself not a normal BF16 keeps its reason.
     if (const char* why = amxblas::check_fp64_slice_exponents(slice_exponents(sa), slice_exponents(sb),
-                                                              opt.fp64_products, g.k))
+                                                              opt.fp64_products, k))
         return why;
     const double t1 = omp_get_wtime();
 
     const MicroKernels mk = microkernels_for(opt.backend);
-    const Blocking bl(g.m, g.n, g.k);
+    const Blocking bl(m, n, k);
 #pragma omp parallel num_threads(threads)
     {
         char* mine = scratch + per_thread * omp_get_thread_num();
@@ -269,7 +273,7 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
                             }
                         }
                 }
-                write_block(g, ib * kBlockM, jb * kBlockN, acc);
+                write(ib * kBlockM, jb * kBlockN, acc);
             }
         mk.thread_end();
     }
@@ -278,6 +282,20 @@ const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
         opt.times->compute_s = omp_get_wtime() - t1;
     }
     return nullptr;
+}
+
+namespace {
+
+const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+    return run_fp32_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                         {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                         [&g](int i0, int j0, const float* acc) { write_block(g, i0, j0, acc); });
+}
+
+const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
+    return run_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                         {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                         [&g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); });
 }
 
 }  // namespace

@@ -27,7 +27,9 @@
 //   "internal:exception"                          never expected; nothing escapes to C/Fortran
 #pragma once
 
+#include <complex>
 #include <cstddef>
+#include <cstdint>
 
 namespace amxblas::kernels {
 
@@ -62,15 +64,18 @@ struct RunOptions {
     PhaseTimes* times = nullptr;         // optional
 };
 
+// The sizes are int: the policy forwards calls whose M, N or K do not fit (size:too-large).
+// The leading dimensions are 64-bit (an ILP64 caller may pass 2^31 or more), and every
+// offset in the kernels is computed in 64 bits (size_t) from them.
 template <typename T>
 struct GemmArgs {
     char transa, transb;
     int m, n, k;
     T alpha;
-    const T* a; int lda;
-    const T* b; int ldb;
+    const T* a; std::int64_t lda;
+    const T* b; std::int64_t ldb;
     T beta;
-    T* c; int ldc;
+    T* c; std::int64_t ldc;
 };
 
 // Bytes one call allocates (computed before any allocation, compared with
@@ -83,5 +88,14 @@ std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 // Return nullptr on success, else a static forward-reason string (C untouched).
 const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt);
 const char* emulate_dgemm(const GemmArgs<double>& args, const RunOptions& opt);
+
+// Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
+// imaginary parts: four real products per slice pair (kernels/complex_gemm.cc). CGEMM uses the
+// FP32 method, ZGEMM the FP64 one with opt.fp64_products; same reasons as above.
+const char* emulate_cgemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt);
+const char* emulate_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt);
+// Bytes one complex call allocates: those of the real GEMM it becomes (2K deep, 2N wide).
+std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads = 1);
+std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 
 }  // namespace amxblas::kernels

@@ -14,6 +14,7 @@ namespace amxblas::reason {
 // decide(): the call itself, the configuration, the machine.
 inline constexpr char args_invalid[] = "args:invalid";
 inline constexpr char size_empty[] = "size:empty";
+inline constexpr char size_too_large[] = "size:too-large";
 inline constexpr char size_k_zero[] = "size:k-zero";
 inline constexpr char alpha_zero[] = "alpha:zero";
 inline constexpr char fp32_disabled[] = "fp32:disabled";
