@@ -1,7 +1,7 @@
 // The blocked driver (paper Sections 6.1-6.3, kernels/macro_kernel.h) and the SGEMM and DGEMM
 // entry points (CGEMM and ZGEMM: complex_gemm.cc).
 //
-//   for each BM x BN output block (OpenMP, collapse(2), static: one thread per block)
+//   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
 //       for each 32x32 micro-tile
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
@@ -15,11 +15,11 @@
 // is an integer multiple of that unit no larger than 2^24 units: exactly representable in FP32
 // (barring flush-to-zero of results below 2^-126). Every per-panel FP32 result is the exact
 // real sum, so backends, pair orders and thread counts cannot change a single bit.
-#include <omp.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -28,6 +28,7 @@
 #include "kernels/emulated_gemm.h"
 #include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
+#include "kernels/thread_pool.h"
 #include "policy/domain.h"
 
 namespace amxblas::kernels {
@@ -142,6 +143,37 @@ int fp64_schedule(int products, Fp64Product* out) {
 
 int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Runs block(ib, jb, acc, tile) over every output block on up to `threads` threads. Each thread
+// has its own accumulator and tile in `scratch` and brackets its blocks with the micro-kernels'
+// thread_begin/thread_end (tile configuration on AMX), only if it gets a block at all.
+template <typename Acc, typename Block>
+void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroKernels& mk, Block&& block) {
+    struct Task final : ParallelTask {
+        const Blocking& bl;
+        char* scratch;
+        const MicroKernels& mk;
+        Block& block;
+        std::atomic<int> next{0};
+        Task(const Blocking& b, char* s, const MicroKernels& m, Block& f) : bl(b), scratch(s), mk(m), block(f) {}
+        void run(int participant) override {
+            char* mine = scratch + thread_scratch_bytes<Acc>() * participant;
+            Acc* acc = reinterpret_cast<Acc*>(mine);
+            float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)));
+            bool begun = false;
+            for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < bl.mblocks * bl.nblocks;) {
+                if (!begun) mk.thread_begin();
+                begun = true;
+                block(q / bl.nblocks, q % bl.nblocks, acc, tile);
+            }
+            if (begun) mk.thread_end();
+        }
+    };
+    Task task(bl, scratch, mk, block);
+    run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
+}
+
 // The split's slice exponents v(r) (sigma_r = 0.75 * 2^(v(r) + rho)), for the policy's exact rule.
 amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
     amxblas::SliceExponents e;
@@ -161,54 +193,43 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
         return why;
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.p), m, n, k, kFp32Slices, &pa, &pb);
-    const std::size_t per_thread = thread_scratch_bytes<float>();
 
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     pack_a_fp32(va, pa, sk, threads);
     pack_b_fp32(vb, pb, sk, threads);
-    const double t1 = omp_get_wtime();
+    const double t1 = now_s();
 
     const MicroKernels mk = microkernels_for(opt.backend);
     const Blocking bl(m, n, k);
-#pragma omp parallel num_threads(threads)
-    {
-        char* mine = scratch + per_thread * omp_get_thread_num();
-        float* acc = reinterpret_cast<float*>(mine);
-        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(float)));
-        mk.thread_begin();
-#pragma omp for collapse(2) schedule(static)
-        for (int ib = 0; ib < bl.mblocks; ++ib)
-            for (int jb = 0; jb < bl.nblocks; ++jb) {
-                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-                for (int kb = 0; kb < bl.panels; ++kb) {
-                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-                    for (int ti = 0; ti < ti_end; ++ti)
-                        for (int tj = 0; tj < tj_end; ++tj) {
-                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                            Fp32Panels p;
-                            for (int s = 0; s < kFp32Slices; ++s) {
-                                p.a[s] = pa.block(s, pi, s0);
-                                p.b[s] = pb.block(s, pj, s0);
-                            }
-                            float* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            if (kb == 0) {
-                                mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
-                                continue;
-                            }
-                            mk.fp32_chain(ns, p, tile, kTile);
-                            for (int r = 0; r < kTile; ++r)
-                                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
-                        }
+    for_each_block<float>(threads, bl, scratch, mk, [&](int ib, int jb, float* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    Fp32Panels p;
+                    for (int s = 0; s < kFp32Slices; ++s) {
+                        p.a[s] = pa.block(s, pi, s0);
+                        p.b[s] = pb.block(s, pj, s0);
+                    }
+                    float* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                    if (kb == 0) {
+                        mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
+                        continue;
+                    }
+                    mk.fp32_chain(ns, p, tile, kTile);
+                    for (int r = 0; r < kTile; ++r)
+                        for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
                 }
-                write(ib * kBlockM, jb * kBlockN, acc);
-            }
-        mk.thread_end();
-    }
+        }
+        write(ib * kBlockM, jb * kBlockN, acc);
+    });
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = omp_get_wtime() - t1;
+        opt.times->compute_s = now_s() - t1;
     }
     return nullptr;
 }
@@ -222,7 +243,7 @@ const char* run_fp64_gemm(const OperandView<double>& va, const OperandView<doubl
     const int threads = clamp_threads(opt.threads);
 
     // The first scales need no workspace: nonfinite input fails before any allocation.
-    const double t0 = omp_get_wtime();
+    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     Fp64Scales sa, sb;
     if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
@@ -233,7 +254,6 @@ const char* run_fp64_gemm(const OperandView<double>& va, const OperandView<doubl
         return why;
     PackedOperand pa, pb;
     char* scratch = lay_out(static_cast<char*>(ws.p), m, n, k, kFp64Slices, &pa, &pb);
-    const std::size_t per_thread = thread_scratch_bytes<double>();
     if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
     // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 9r); a residual that
@@ -242,44 +262,34 @@ const char* run_fp64_gemm(const OperandView<double>& va, const OperandView<doubl
     if (const char* why = amxblas::check_fp64_slice_exponents(slice_exponents(sa), slice_exponents(sb),
                                                               opt.fp64_products, k))
         return why;
-    const double t1 = omp_get_wtime();
+    const double t1 = now_s();
 
     const MicroKernels mk = microkernels_for(opt.backend);
     const Blocking bl(m, n, k);
-#pragma omp parallel num_threads(threads)
-    {
-        char* mine = scratch + per_thread * omp_get_thread_num();
-        double* acc = reinterpret_cast<double*>(mine);
-        float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(double)));
-        mk.thread_begin();
-#pragma omp for collapse(2) schedule(static)
-        for (int ib = 0; ib < bl.mblocks; ++ib)
-            for (int jb = 0; jb < bl.nblocks; ++jb) {
-                const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-                const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-                for (int r = 0; r < ti_end * kTile; ++r)
-                    std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
-                for (int kb = 0; kb < bl.panels; ++kb) {
-                    const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-                    for (int ti = 0; ti < ti_end; ++ti)
-                        for (int tj = 0; tj < tj_end; ++tj) {
-                            const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                            double* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                            for (int q = 0; q < np; ++q) {
-                                mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
-                                for (int r = 0; r < kTile; ++r)
-                                    for (int c = 0; c < kTile; ++c)
-                                        dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
-                            }
-                        }
+    for_each_block<double>(threads, bl, scratch, mk, [&](int ib, int jb, double* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        for (int r = 0; r < ti_end * kTile; ++r)
+            std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    double* dst = acc + ti * kTile * kBlockN + tj * kTile;
+                    for (int q = 0; q < np; ++q) {
+                        mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
+                        for (int r = 0; r < kTile; ++r)
+                            for (int c = 0; c < kTile; ++c)
+                                dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
+                    }
                 }
-                write(ib * kBlockM, jb * kBlockN, acc);
-            }
-        mk.thread_end();
-    }
+        }
+        write(ib * kBlockM, jb * kBlockN, acc);
+    });
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = omp_get_wtime() - t1;
+        opt.times->compute_s = now_s() - t1;
     }
     return nullptr;
 }

@@ -3,10 +3,11 @@
 // contiguous tile and writes every slice straight into its packed buffer.
 #include "kernels/pack.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -141,27 +142,34 @@ template <bool IsA>
 void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
     const BlockOrder order = block_order<IsA>(x, out);
     const int blocks = out.panels * out.ksteps;
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int q = 0; q < blocks; ++q) {
+    parallel_for(threads, blocks, [&](int q, int) {
         int p, s;
         order.at(q, &p, &s);
         alignas(64) float tile[kStepElems];
         gather_block<IsA>(x, sk, p, s, tile);
         const std::size_t o = offset(out, p, s);
         sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
-    }
+    });
 }
+
+// One participant's part of a reduction, a cache line of its own.
+struct alignas(64) Fp64PackPartial {
+    int worst = 0;
+    double mx[kFp64Slices] = {};
+};
+struct alignas(64) AbsMaxPartial {
+    double mx = 0;
+    bool nonfinite = false;
+};
 
 // resid_max: nullptr, or where to gather max |X^(t)| per slice (fp64_tracked).
 template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads, double* resid_max = nullptr) {
-    int worst = 0;
     const BlockOrder order = block_order<IsA>(x, out);
     const int blocks = out.panels * out.ksteps;
-    double mx[kFp64Slices] = {};
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : worst) reduction(max : mx[:kFp64Slices])
-    for (int q = 0; q < blocks; ++q) {
+    std::vector<Fp64PackPartial> part(std::max(1, threads));
+    parallel_for(threads, blocks, [&](int q, int who) {
         int p, s;
         order.at(q, &p, &s);
         alignas(64) double tile[kStepElems];
@@ -169,8 +177,16 @@ const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const 
         const std::size_t o = offset(out, p, s);
         bf16_t* const dst[kFp64Slices] = {out.slice[0] + o, out.slice[1] + o, out.slice[2] + o,
                                           out.slice[3] + o, out.slice[4] + o, out.slice[5] + o};
-        const SliceStatus st = resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mx) : sk.fp64(tile, kStepElems, sc, dst);
-        worst = std::max(worst, static_cast<int>(st));
+        Fp64PackPartial& mine = part[who];
+        const SliceStatus st =
+            resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mine.mx) : sk.fp64(tile, kStepElems, sc, dst);
+        mine.worst = std::max(mine.worst, static_cast<int>(st));
+    });
+    int worst = 0;
+    double mx[kFp64Slices] = {};
+    for (const Fp64PackPartial& pp : part) {
+        worst = std::max(worst, pp.worst);
+        for (int t = 0; t < kFp64Slices; ++t) mx[t] = std::max(mx[t], pp.mx[t]);
     }
     if (resid_max) std::copy(mx, mx + kFp64Slices, resid_max);
     switch (static_cast<SliceStatus>(worst)) {
@@ -220,13 +236,17 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
         ld *= 2;
     }
     for (int r = sc->active; r < last; ++r) {
+        std::vector<AbsMaxPartial> part(std::max(1, threads));
+        parallel_for(threads, runs, [&](int j, int who) {
+            const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * ld, std::size_t(len), *sc, r);
+            part[who].mx = std::max(part[who].mx, m.value);
+            part[who].nonfinite = part[who].nonfinite || m.nonfinite;
+        });
         double mx = 0;
         bool nonfinite = false;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : mx) reduction(|| : nonfinite)
-        for (int j = 0; j < runs; ++j) {
-            const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * ld, std::size_t(len), *sc, r);
-            mx = std::max(mx, m.value);
-            nonfinite = nonfinite || m.nonfinite;
+        for (const AbsMaxPartial& pp : part) {
+            mx = std::max(mx, pp.mx);
+            nonfinite = nonfinite || pp.nonfinite;
         }
         if (nonfinite) return "domain:nonfinite";
         if (mx == 0) break;  // the residual is zero: this and all later slices are zero

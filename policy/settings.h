@@ -22,6 +22,7 @@ struct Settings {
     int num_threads = 1;          // AMXBLAS_NUM_THREADS, else OMP_NUM_THREADS, else all cores
     int verbose = 0;              // AMXBLAS_VERBOSE: 0, 1 (summary), 2 (one line per call)
     std::string log_path;         // AMXBLAS_LOG, empty: stderr
+    int summary_every_s = 0;      // AMXBLAS_SUMMARY_EVERY: seconds between summaries (0: at exit only)
     std::string fallback;         // AMXBLAS_FALLBACK, empty: libopenblas.so.0, else libblas.so.3
     // AMXBLAS_MAX_WORKSPACE_MB: cap on the component buffers of one call (0: no cap).
     std::size_t workspace_cap_bytes = 0;

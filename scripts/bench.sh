@@ -44,7 +44,7 @@ case "$backend" in avx512|reference|amx) ;; *) echo "bench.sh: --backend avx512|
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas || {
+    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer || {
         echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
              "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
         exit 1
@@ -90,6 +90,17 @@ if [ "$backend" = amx ]; then
     echo "backend amx: no timed run (AMX cannot run here; counts only, below)" | tee -a "$log"
 else
     logged "$driver" "$@" || status=1
+fi
+
+# Under contention (issue 12, item 4): its own script, beside the driver's timer binary.
+contention_timer=$(dirname "$driver")/amxblas_contention_timer
+if [ "$backend" != amx ] && [ -n "$interposer" ] && [ -x "$contention_timer" ]; then
+    contention_quick=
+    [ "$quick" = 1 ] && contention_quick=--quick
+    logged "$root/scripts/bench-contention.sh" --timer "$contention_timer" --interposer "$interposer" \
+        --backend "$backend" $contention_quick || status=1
+else
+    echo "contention section skipped (no amxblas_contention_timer beside the driver, or backend amx)" | tee -a "$log"
 fi
 
 # The AMX tile-instruction counts: a second run, on the amx backend, under the trap harness.

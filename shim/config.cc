@@ -89,6 +89,10 @@ Settings read_settings(EnvLookup env, int cores) {
         else warn_invalid("AMXBLAS_VERBOSE", x, "accepted: 0, 1 or 2", "0");
     }
     if (const char* x = env("AMXBLAS_LOG")) s.log_path = x;
+    if (const char* x = env("AMXBLAS_SUMMARY_EVERY")) {
+        if (parse_int(x, 0, 1L << 30, &v)) s.summary_every_s = static_cast<int>(v);
+        else warn_invalid("AMXBLAS_SUMMARY_EVERY", x, "accepted: an integer >= 0 (seconds)", "0 (at exit only)");
+    }
     if (const char* x = env("AMXBLAS_FALLBACK")) s.fallback = x;
     if (const char* x = env("AMXBLAS_MAX_WORKSPACE_MB")) {
         if (parse_int(x, 0, 1L << 40, &v)) s.workspace_cap_bytes = static_cast<size_t>(v) << 20;

@@ -2,8 +2,11 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -41,23 +44,36 @@ const char* rank_from_environment() {
     return "0";
 }
 
-// The log's file descriptor, opened once on first use.
+// The log's file descriptor, opened on first use (-1: not yet). A forked child whose
+// AMXBLAS_LOG has %p opens its own file (log_after_fork).
+std::atomic<int> g_log_fd{-1};
+pthread_mutex_t g_log_fd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int open_log() {
+    const std::string& pattern = settings().log_path;
+    if (pattern.empty()) return STDERR_FILENO;
+    char path[4096];
+    expand_log_path(pattern.c_str(), path, sizeof path);
+    const int f = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (f < 0) {
+        const std::string msg = std::string("warning: AMXBLAS_LOG=") + pattern + ": cannot open " + path +
+                                " (" + std::strerror(errno) + "); logging to stderr";
+        warning_message(msg.c_str());
+        return STDERR_FILENO;
+    }
+    return f;
+}
+
 int log_fd() {
-    static const int fd = [] {
-        const std::string& pattern = settings().log_path;
-        if (pattern.empty()) return STDERR_FILENO;
-        char path[4096];
-        expand_log_path(pattern.c_str(), path, sizeof path);
-        const int f = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (f < 0) {
-            const std::string msg = std::string("warning: AMXBLAS_LOG=") + pattern +
-                                    ": cannot open " + path + " (" + std::strerror(errno) +
-                                    "); logging to stderr";
-            warning_message(msg.c_str());
-            return STDERR_FILENO;
-        }
-        return f;
-    }();
+    int fd = g_log_fd.load(std::memory_order_acquire);
+    if (fd >= 0) return fd;
+    pthread_mutex_lock(&g_log_fd_lock);
+    fd = g_log_fd.load(std::memory_order_relaxed);
+    if (fd < 0) {
+        fd = open_log();
+        g_log_fd.store(fd, std::memory_order_release);
+    }
+    pthread_mutex_unlock(&g_log_fd_lock);
     return fd;
 }
 
@@ -75,7 +91,10 @@ double gflops(Routine r, std::int64_t m, std::int64_t n, std::int64_t k, double 
 
 // --- Summary: calls, time and flops per (routine, route, forward reason). -----------------
 // Plain arrays and a statically initialised mutex: nothing here has a destructor, so the
-// summary can run from atexit whatever the order of static destruction.
+// summary can run from atexit whatever the order of static destruction. It is also written
+// from a signal handler, so it is formatted without stdio or locks (async-signal-safe): a row
+// is complete before g_row_count counts it, and a call that races with the signal may be
+// missing from the counts.
 struct SummaryRow {
     Routine routine;
     Route route;
@@ -86,56 +105,207 @@ struct SummaryRow {
 };
 constexpr int kMaxSummaryRows = 128;
 SummaryRow g_rows[kMaxSummaryRows];
-int g_row_count = 0;
+std::atomic<int> g_row_count{0};
 pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
+// Calls counted in the rows, and how many of them the last written summary covered: a summary
+// is written only when it has something new, so a process writes it once (at exit, at a
+// terminating signal or every AMXBLAS_SUMMARY_EVERY seconds), each one cumulative.
+std::atomic<long> g_calls_counted{0};
+std::atomic<long> g_calls_summarised{0};
+std::atomic<int> g_summary_busy{0};
+std::atomic<long> g_last_summary_ns{0};
 
-void print_summary() {
-    pthread_mutex_lock(&g_rows_lock);
+// Appends text to a fixed buffer, truncating; async-signal-safe.
+struct Text {
+    char* p;
+    char* end;
+    void str(const char* s) {
+        while (*s && p < end) *p++ = *s++;
+    }
+    void num(unsigned long long v) {
+        char d[24];
+        int n = 0;
+        do d[n++] = char('0' + v % 10); while ((v /= 10) != 0);
+        while (n > 0 && p < end) *p++ = d[--n];
+    }
+    // v >= 0 with `decimals` digits after the point, rounded half up (as %.Nf for these values).
+    void fixed(double v, int decimals) {
+        unsigned long long scale = 1;
+        for (int i = 0; i < decimals; ++i) scale *= 10;
+        if (!(v >= 0) || v > 1e12) v = v > 1e12 ? 1e12 : 0;
+        const unsigned long long x = static_cast<unsigned long long>(v * double(scale) + 0.5);
+        num(x / scale);
+        str(".");
+        const unsigned long long frac = x % scale;
+        for (unsigned long long q = scale / 10; q > 0; q /= 10) {
+            if (p < end) *p++ = char('0' + frac / q % 10);
+        }
+    }
+};
+
+constexpr std::size_t kSummaryBytes = 256 + kMaxSummaryRows * 192;
+char g_summary_text[kSummaryBytes];
+
+// The whole summary in one buffer, written with one write(2); async-signal-safe.
+void write_summary() {
+    const long counted = g_calls_counted.load(std::memory_order_acquire);
+    if (counted <= g_calls_summarised.load(std::memory_order_relaxed)) return;
+    if (g_summary_busy.exchange(1)) return;  // another thread is writing it right now
+    const int rows = g_row_count.load(std::memory_order_acquire);
     long calls = 0, forwarded = 0, scaled = 0;
-    for (int i = 0; i < g_row_count; ++i) {
+    for (int i = 0; i < rows; ++i) {
         calls += g_rows[i].calls;
         if (g_rows[i].route == Route::forward) forwarded += g_rows[i].calls;
         if (g_rows[i].route == Route::beta_scale) scaled += g_rows[i].calls;
     }
-    char line[512];
-    int n = std::snprintf(line, sizeof line, "amxblas: summary pid=%ld calls=%ld routed=%ld "
-                          "scaled=%ld forwarded=%ld\n", static_cast<long>(getpid()), calls,
-                          calls - forwarded - scaled, scaled, forwarded);
-    write_all(log_fd(), line, n);
-    for (int i = 0; i < g_row_count; ++i) {
+    Text t{g_summary_text, g_summary_text + kSummaryBytes - 1};
+    t.str("amxblas: summary pid=");
+    t.num(static_cast<unsigned long long>(getpid()));
+    t.str(" calls=");
+    t.num(calls);
+    t.str(" routed=");
+    t.num(calls - forwarded - scaled);
+    t.str(" scaled=");
+    t.num(scaled);
+    t.str(" forwarded=");
+    t.num(forwarded);
+    t.str("\n");
+    for (int i = 0; i < rows; ++i) {
         const SummaryRow& r = g_rows[i];
-        n = std::snprintf(line, sizeof line,
-                          "amxblas: summary routine=%s route=%s%s%s calls=%ld time_s=%.6f "
-                          "gflops=%.2f\n",
-                          routine_name(r.routine), route_name(r.route),
-                          r.reason ? " reason=" : "", r.reason ? r.reason : "", r.calls,
-                          r.seconds, r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0.0);
-        write_all(log_fd(), line, n);
+        t.str("amxblas: summary routine=");
+        t.str(routine_name(r.routine));
+        t.str(" route=");
+        t.str(route_name(r.route));
+        if (r.reason) {
+            t.str(" reason=");
+            t.str(r.reason);
+        }
+        t.str(" calls=");
+        t.num(r.calls);
+        t.str(" time_s=");
+        t.fixed(r.seconds, 6);
+        t.str(" gflops=");
+        t.fixed(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0.0, 2);
+        t.str("\n");
     }
-    pthread_mutex_unlock(&g_rows_lock);
+    const int fd = g_log_fd.load(std::memory_order_acquire);
+    write_all(fd >= 0 ? fd : STDERR_FILENO, g_summary_text, static_cast<size_t>(t.p - g_summary_text));
+    g_calls_summarised.store(counted, std::memory_order_relaxed);
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    g_last_summary_ns.store(now.tv_sec * 1000000000L + now.tv_nsec, std::memory_order_relaxed);
+    g_summary_busy.store(0);
+}
+
+// --- Terminating signals (AMXBLAS_VERBOSE >= 1 only). --------------------------------------
+// SIGTERM (batch systems, mpirun after MPI_Abort), SIGINT and SIGHUP end most programs without
+// exit(), so atexit never runs. For each of them that is not ignored when the summary starts,
+// a handler writes the summary and then does what would have happened without the library:
+// the program's earlier handler is called (with its SA_SIGINFO arguments), or the default action
+// is taken again (the process still dies by the signal, with the same status). A handler the
+// program installs later replaces this one; if it calls this one in turn, the summary is
+// written and control returns to it.
+constexpr int kSummarySignals[] = {SIGHUP, SIGINT, SIGTERM};
+constexpr int kSignalCount = sizeof kSummarySignals / sizeof kSummarySignals[0];
+struct sigaction g_previous[kSignalCount];
+
+void on_terminating_signal(int sig, siginfo_t* info, void* context) {
+    const int saved_errno = errno;
+    write_summary();
+    int i = 0;
+    while (i < kSignalCount && kSummarySignals[i] != sig) ++i;
+    struct sigaction now;
+    sigaction(sig, nullptr, &now);
+    const bool still_ours = (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_terminating_signal;
+    if (i == kSignalCount || !still_ours) {  // called by a handler installed after this one
+        errno = saved_errno;
+        return;
+    }
+    const struct sigaction& prev = g_previous[i];
+    if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_DFL) {
+        // Blocked while this handler runs: delivered, with the default action, on return.
+        sigaction(sig, &prev, nullptr);
+        raise(sig);
+    } else if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_IGN) {
+        // ignored before the handler went in (a race with the program): still ignored
+    } else {
+        if (prev.sa_flags & SA_RESETHAND) {
+            struct sigaction dfl = {};
+            dfl.sa_handler = SIG_DFL;
+            sigaction(sig, &dfl, nullptr);
+        }
+        if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
+        else prev.sa_handler(sig);
+    }
+    errno = saved_errno;
+}
+
+void install_summary_signal_handlers() {
+    for (int i = 0; i < kSignalCount; ++i) {
+        const int sig = kSummarySignals[i];
+        struct sigaction cur;
+        if (sigaction(sig, nullptr, &cur) != 0) continue;
+        if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;  // nohup, &
+        struct sigaction sa = {};
+        sa.sa_sigaction = on_terminating_signal;
+        const bool program_handler = (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL;
+        // Keep the program's handler's mask and flags, so its signal behaves as before.
+        sa.sa_mask = program_handler ? cur.sa_mask : sa.sa_mask;
+        if (!program_handler) sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_SIGINFO | (program_handler ? (cur.sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER))
+                                                    : SA_RESTART);
+        sigaction(sig, &sa, &g_previous[i]);
+    }
+}
+
+void print_summary() { write_summary(); }
+
+// Registered with the first call counted: the log is opened then, so that the handlers never
+// open it.
+void start_summary() {
+    log_fd();
+    std::atexit(print_summary);
+    install_summary_signal_handlers();
 }
 
 void add_to_summary(const CallRecord& rec) {
-    static const bool registered = [] { return std::atexit(print_summary) == 0; }();
-    (void)registered;
+    static const bool started = [] {
+        start_summary();
+        return true;
+    }();
+    (void)started;
     const double flops = call_flops(rec.routine, rec.m, rec.n, rec.k);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;
+    const int count = g_row_count.load(std::memory_order_relaxed);
     // Reasons are compared by text: the kernels and the policy each have their literals.
     auto same_reason = [](const char* a, const char* b) {
         return a == b || (a && b && std::strcmp(a, b) == 0);
     };
-    while (i < g_row_count && !(g_rows[i].routine == rec.routine && g_rows[i].route == rec.route &&
-                                same_reason(g_rows[i].reason, rec.reason)))
+    while (i < count && !(g_rows[i].routine == rec.routine && g_rows[i].route == rec.route &&
+                          same_reason(g_rows[i].reason, rec.reason)))
         ++i;
-    if (i == g_row_count && g_row_count < kMaxSummaryRows)
-        g_rows[g_row_count++] = SummaryRow{rec.routine, rec.route, rec.reason, 0, 0, 0};
-    if (i < g_row_count) {
+    if (i == count && count < kMaxSummaryRows) {
+        g_rows[count] = SummaryRow{rec.routine, rec.route, rec.reason, 0, 0, 0};
+        g_row_count.store(count + 1, std::memory_order_release);
+    }
+    if (i < kMaxSummaryRows) {
         g_rows[i].calls += 1;
         g_rows[i].seconds += rec.seconds;
         g_rows[i].flops += flops;
     }
+    g_calls_counted.fetch_add(1, std::memory_order_release);
     pthread_mutex_unlock(&g_rows_lock);
+
+    const int every = settings().summary_every_s;
+    if (every > 0) {
+        timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        const long now_ns = now.tv_sec * 1000000000L + now.tv_nsec;
+        long last = g_last_summary_ns.load(std::memory_order_relaxed);
+        if (last == 0 && g_last_summary_ns.compare_exchange_strong(last, now_ns)) last = now_ns;
+        if (now_ns - last >= every * 1000000000L) write_summary();
+    }
 }
 
 }  // namespace
@@ -196,6 +366,21 @@ void log_call(const CallRecord& rec) {
 
 void log_note(const char* text) {
     if (settings().verbose >= 1) write_line_to(log_fd(), "", text);
+}
+
+void log_after_fork() {
+    g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
+    g_log_fd_lock = PTHREAD_MUTEX_INITIALIZER;
+    g_row_count.store(0);
+    g_calls_counted.store(0);
+    g_calls_summarised.store(0);
+    g_summary_busy.store(0);
+    g_last_summary_ns.store(0);
+    const int fd = g_log_fd.load();
+    if (fd > STDERR_FILENO && std::strstr(settings().log_path.c_str(), "%p")) {
+        ::close(fd);
+        g_log_fd.store(-1);
+    }
 }
 
 void warning_message(const char* text) { write_line_to(STDERR_FILENO, "", text); }

@@ -1,5 +1,6 @@
 // The routing log. AMXBLAS_VERBOSE=2 writes one line per call; AMXBLAS_VERBOSE>=1 writes a
-// summary per routine and route (and forward reason) when the process exits. Each line is one
+// summary per routine and route (and forward reason) when the process exits, or when SIGTERM,
+// SIGINT or SIGHUP ends it, and every AMXBLAS_SUMMARY_EVERY seconds if that is set. Each line is one
 // write(2), so lines of concurrent threads and processes never interleave. The destination is
 // AMXBLAS_LOG (appended to; %p becomes the pid, %r the MPI rank) or stderr.
 #pragma once
@@ -36,6 +37,11 @@ void expand_log_path(const char* pattern, char* out, int size);
 
 // One informational line in the log ("amxblas: " + text) when AMXBLAS_VERBOSE >= 1.
 void log_note(const char* text);
+
+// In a forked child (pthread_atfork): the counts start from zero (a child that makes no call
+// writes no summary), the locks are fresh, and an AMXBLAS_LOG with %p is reopened for the
+// child's pid on its first line.
+void log_after_fork();
 
 // Messages that must reach the user whatever the verbosity, on stderr, prefixed "amxblas: ".
 void warning_message(const char* text);

@@ -10,11 +10,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <xmmintrin.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cfloat>
 #include <cmath>
 #include <cstddef>
@@ -328,17 +330,52 @@ bool decode(const ucontext_t* uc, Insn* out) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The program's memory. A bad address in a tile instruction must end in a message, not in a
+// SIGSEGV inside this handler: the copies go through process_vm_readv/process_vm_writev on
+// this very process, which check every address and fail with EFAULT where memcpy would fault.
+// Reading or writing one's own memory needs no ptrace permission. Where a seccomp policy
+// refuses the calls (ENOSYS, EPERM), the copy falls back to memcpy, which faults as before.
+struct Span {
+    void* local;   // the emulator's side (tile rows, a config buffer)
+    uint64_t addr;  // the program's side
+    std::size_t bytes;
+};
+
+// Copies spans[0..n) in order; returns how many were copied whole (n: all).
+int copy_program_memory(const Span* spans, int n, bool to_program) {
+    iovec local[kMaxRows], remote[kMaxRows];
+    std::size_t total = 0;
+    for (int i = 0; i < n; ++i) {
+        local[i] = {spans[i].local, spans[i].bytes};
+        remote[i] = {reinterpret_cast<void*>(spans[i].addr), spans[i].bytes};
+        total += spans[i].bytes;
+    }
+    if (n == 0) return 0;
+    const ssize_t done = to_program ? process_vm_writev(getpid(), local, n, remote, n, 0)
+                                    : process_vm_readv(getpid(), local, n, remote, n, 0);
+    if (done == ssize_t(total)) return n;
+    if (done < 0 && errno != EFAULT) {
+        for (int i = 0; i < n; ++i) {
+            if (to_program) std::memcpy(remote[i].iov_base, local[i].iov_base, spans[i].bytes);
+            else std::memcpy(local[i].iov_base, remote[i].iov_base, spans[i].bytes);
+        }
+        return n;
+    }
+    // The kernel never splits one element: count the whole ones before the first bad one.
+    std::size_t left = done < 0 ? 0 : std::size_t(done);
+    int whole = 0;
+    while (whole < n && left >= spans[whole].bytes) left -= spans[whole++].bytes;
+    return whole;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Checks.
 void append_shape(Msg& m, const TileConfig& cfg, int t) {
     m.tile(t).s(" ").u(cfg.rows[t]).s("x").u(cfg.colsb[t]);
 }
 
-// Aborts with the instruction, its tiles and their shapes; `rel` (when not null) prints the
-// two values that broke the rule, "va rel vb".
-[[noreturn]] void tile_fault(const Insn& in, const char* exc, const char* why, uint64_t va = 0,
-                             const char* rel = nullptr, uint64_t vb = 0) {
-    const TileConfig& cfg = t_tiles.cfg;
-    Msg m;
+// "amxemu: EXC: INSN tiles at RIP: " for a message about instruction `in`.
+Msg& describe(Msg& m, const Insn& in, const char* exc) {
     m.s("amxemu: ").s(exc).s(": ").s(insn_name(in.op));
     switch (in.op) {
         case Op::tdpbf16ps:
@@ -353,8 +390,12 @@ void append_shape(Msg& m, const TileConfig& cfg, int t) {
         default:
             break;
     }
-    m.s(" at ").x(in.rip).s(": ").s(why);
-    if (rel) m.s(" (").u(va).s(rel).u(vb).s(")");
+    return m.s(" at ").x(in.rip).s(": ");
+}
+
+// Ends a message about a tile instruction with the shapes of its tiles.
+void append_shapes(Msg& m, const Insn& in) {
+    const TileConfig& cfg = t_tiles.cfg;
     if (in.op == Op::tdpbf16ps || in.op == Op::tilezero || in.op == Op::tileloadd ||
         in.op == Op::tileloaddt1 || in.op == Op::tilestored) {
         m.s("; shapes rows x colsb:");
@@ -371,7 +412,37 @@ void append_shape(Msg& m, const TileConfig& cfg, int t) {
             }
         }
     }
+}
+
+// Aborts with the instruction, its tiles and their shapes; `rel` (when not null) prints the
+// two values that broke the rule, "va rel vb".
+[[noreturn]] void tile_fault(const Insn& in, const char* exc, const char* why, uint64_t va = 0,
+                             const char* rel = nullptr, uint64_t vb = 0) {
+    Msg m;
+    describe(m, in, exc).s(why);
+    if (rel) m.s(" (").u(va).s(rel).u(vb).s(")");
+    append_shapes(m, in);
     m.die();
+}
+
+// Aborts on a memory operand the program cannot read (or write): where the hardware would
+// raise a page fault (SIGSEGV), the harness names the instruction, the row and the address.
+// `row` < 0: the operand is not a tile row (LDTILECFG, STTILECFG).
+[[noreturn]] void memory_fault(const Insn& in, const Span& span, int row, bool write) {
+    Msg m;
+    describe(m, in, "#PF");
+    if (row >= 0) m.s("row ").u(uint64_t(row)).s(" ");
+    m.s("memory ").x(span.addr).s("..").x(span.addr + span.bytes - 1);
+    m.s(write ? " is not writable" : " is not readable");
+    if (row >= 0) m.s(" (base ").x(in.addr).s(", stride ").u(in.stride).s(")");
+    append_shapes(m, in);
+    m.die();
+}
+
+// Copies `n` spans of one instruction's memory operand, or aborts naming the first bad one.
+void copy_or_fault(const Insn& in, const Span* spans, int n, int first_row, bool to_program) {
+    const int whole = copy_program_memory(spans, n, to_program);
+    if (whole < n) memory_fault(in, spans[whole], first_row < 0 ? -1 : first_row + whole, to_program);
 }
 
 void require_tile(const Insn& in, int t, const char* role) {
@@ -386,7 +457,8 @@ void zero_all_tile_data() { std::memset(t_tiles.data, 0, sizeof(t_tiles.data)); 
 
 void do_ldtilecfg(const Insn& in) {
     uint8_t buf[kTileCfgBytes];
-    std::memcpy(buf, reinterpret_cast<const void*>(in.addr), sizeof(buf));
+    const Span span{buf, in.addr, sizeof(buf)};
+    copy_or_fault(in, &span, 1, -1, false);
     const uint8_t palette = buf[0];
     if (palette == 0) {
         std::memset(&t_tiles.cfg, 0, sizeof(t_tiles.cfg));
@@ -431,7 +503,8 @@ void do_sttilecfg(const Insn& in) {
             buf[48 + t] = cfg.rows[t];
         }
     }
-    std::memcpy(reinterpret_cast<void*>(in.addr), buf, sizeof(buf));
+    const Span span{buf, in.addr, sizeof(buf)};
+    copy_or_fault(in, &span, 1, -1, true);
 }
 
 void do_tilerelease() {
@@ -460,10 +533,11 @@ void do_tileloadd(const Insn& in) {
     const int colsb = cfg.colsb[t];
     uint8_t(*data)[kBytesPerRow] = t_tiles.data[t];
     for (int r = cfg.start_row; r < kMaxRows; ++r) std::memset(data[r], 0, kBytesPerRow);
-    for (int r = cfg.start_row; r < rows; ++r) {
-        const uint64_t src = in.addr + uint64_t(r) * in.stride;
-        std::memcpy(data[r], reinterpret_cast<const void*>(src), std::size_t(colsb));
-    }
+    Span spans[kMaxRows];
+    int n = 0;
+    for (int r = cfg.start_row; r < rows; ++r)
+        spans[n++] = {data[r], in.addr + uint64_t(r) * in.stride, std::size_t(colsb)};
+    copy_or_fault(in, spans, n, cfg.start_row, false);
     cfg.start_row = 0;
 }
 
@@ -474,10 +548,11 @@ void do_tilestored(const Insn& in) {
     TileConfig& cfg = t_tiles.cfg;
     const int rows = cfg.rows[t];
     const int colsb = cfg.colsb[t];
-    for (int r = cfg.start_row; r < rows; ++r) {
-        const uint64_t dst = in.addr + uint64_t(r) * in.stride;
-        std::memcpy(reinterpret_cast<void*>(dst), t_tiles.data[t][r], std::size_t(colsb));
-    }
+    Span spans[kMaxRows];
+    int n = 0;
+    for (int r = cfg.start_row; r < rows; ++r)
+        spans[n++] = {t_tiles.data[t][r], in.addr + uint64_t(r) * in.stride, std::size_t(colsb)};
+    copy_or_fault(in, spans, n, cfg.start_row, true);
     cfg.start_row = 0;
 }
 
@@ -605,20 +680,53 @@ void execute(const Insn& in) {
 // The handler, and the program's own SIGILL disposition behind it.
 //
 // The emulator must stay the SIGILL handler even when the program installs its own later
-// (CMocka installs one around every test). sigaction() and signal() are interposed for SIGILL
-// only: what the program installs is recorded in g_chained and gets every SIGILL that is not
-// an emulated AMX instruction; what the program reads back is its own disposition.
+// (CMocka installs one around every test). sigaction(), signal() and glibc's other ways to set
+// a disposition (bsd_signal, sysv_signal, sigset, sigignore) are interposed for SIGILL only:
+// what the program installs is recorded in g_chained and gets every SIGILL that is not an
+// emulated AMX instruction; what the program reads back is its own disposition.
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 using SignalFn = sighandler_t (*)(int, sighandler_t);
+using SigignoreFn = int (*)(int);
 SigactionFn g_real_sigaction = nullptr;
 SignalFn g_real_signal = nullptr;
+SignalFn g_real_sysv_signal = nullptr;
+SignalFn g_real_sigset = nullptr;
+SigignoreFn g_real_sigignore = nullptr;
 bool g_installed = false;
 struct sigaction g_chained;
+bool g_held = false;  // sigset(SIGILL, SIG_HOLD) in effect
+
+template <typename Fn>
+void resolve_one(Fn* fn, const char* name) {
+    if (!*fn) *fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
 
 void resolve_real() {
-    if (!g_real_sigaction)
-        g_real_sigaction = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
-    if (!g_real_signal) g_real_signal = reinterpret_cast<SignalFn>(dlsym(RTLD_NEXT, "signal"));
+    resolve_one(&g_real_sigaction, "sigaction");
+    resolve_one(&g_real_signal, "signal");
+    resolve_one(&g_real_sysv_signal, "sysv_signal");
+    resolve_one(&g_real_sigset, "sigset");
+    resolve_one(&g_real_sigignore, "sigignore");
+}
+
+// The program's view of SIGILL: records `act` (when not null) as the chained disposition and
+// returns the previous one in `old` (when not null).
+void exchange_chained(const struct sigaction* act, struct sigaction* old) {
+    const struct sigaction prev = g_chained;
+    if (act) g_chained = *act;
+    if (old) *old = prev;
+}
+
+// signal()-style: `handler` with `flags`, its own signal in the mask when `mask_self`.
+// Returns the previous handler (sa_handler shares storage with sa_sigaction).
+sighandler_t set_chained_handler(sighandler_t handler, int flags, bool mask_self) {
+    struct sigaction next {}, prev {};
+    next.sa_handler = handler;
+    next.sa_flags = flags;
+    sigemptyset(&next.sa_mask);
+    if (mask_self) sigaddset(&next.sa_mask, SIGILL);
+    exchange_chained(&next, &prev);
+    return prev.sa_handler;
 }
 
 void pass_on(int sig, siginfo_t* info, void* uc) {
@@ -626,7 +734,8 @@ void pass_on(int sig, siginfo_t* info, void* uc) {
     const struct sigaction prev = g_chained;
     const bool siginfo = (prev.sa_flags & SA_SIGINFO) != 0;
     // sa_handler and sa_sigaction share storage: SIG_DFL and SIG_IGN read the same in both.
-    if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
+    // A held SIGILL (sigset) would be blocked: the kernel then delivers it with the default.
+    if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN || g_held) {
         // A synchronous SIGILL cannot be ignored: restore the default action and return; the
         // instruction faults again and the process dies of SIGILL, with a core if enabled.
         struct sigaction def {};
@@ -650,10 +759,12 @@ void pass_on(int sig, siginfo_t* info, void* uc) {
 }
 
 void on_sigill(int sig, siginfo_t* info, void* uc_void) {
+    const int saved_errno = errno;  // the memory copies may set it; the program must not see it
     ucontext_t* uc = static_cast<ucontext_t*>(uc_void);
     Insn in;
     if (!decode(uc, &in)) {
         pass_on(sig, info, uc_void);
+        errno = saved_errno;
         return;
     }
     // The handler starts with the default MXCSR; set it anyway: round to nearest, all
@@ -663,6 +774,7 @@ void on_sigill(int sig, siginfo_t* info, void* uc_void) {
     execute(in);
     g_counts[int(in.op)].fetch_add(1, std::memory_order_relaxed);
     uc->uc_mcontext.gregs[REG_RIP] += in.length;
+    errno = saved_errno;
 }
 
 void print_stats() {
@@ -716,23 +828,61 @@ AMXEMU_API void amxemu_tile_bytes(int tile, void* out) {
 AMXEMU_API int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexcept {
     resolve_real();
     if (sig != SIGILL || !g_installed) return g_real_sigaction(sig, act, old);
-    const struct sigaction prev = g_chained;
-    if (act) g_chained = *act;
-    if (old) *old = prev;
+    exchange_chained(act, old);
     return 0;
 }
 
+// glibc's own disposition functions call its internal sigaction, not the interposed one, so
+// each that a program may use to set SIGILL is interposed too, with glibc's flags and mask.
 AMXEMU_API sighandler_t signal(int sig, sighandler_t handler) noexcept {
     resolve_real();
     if (sig != SIGILL || !g_installed) return g_real_signal(sig, handler);
-    const struct sigaction prev = g_chained;
-    struct sigaction next {};
-    next.sa_handler = handler;
-    next.sa_flags = SA_RESTART;
-    sigemptyset(&next.sa_mask);
-    sigaddset(&next.sa_mask, SIGILL);
-    g_chained = next;
-    return prev.sa_handler;  // shares storage with sa_sigaction
+    return set_chained_handler(handler, SA_RESTART, true);
+}
+
+AMXEMU_API sighandler_t bsd_signal(int sig, sighandler_t handler) noexcept {
+    return signal(sig, handler);
+}
+
+// System V semantics: one shot, the signal not blocked in its handler. Also what signal()
+// is for a program compiled with -D_XOPEN_SOURCE and no _DEFAULT_SOURCE (__sysv_signal).
+AMXEMU_API sighandler_t sysv_signal(int sig, sighandler_t handler) noexcept {
+    resolve_real();
+    if (sig != SIGILL || !g_installed) return g_real_sysv_signal(sig, handler);
+    return set_chained_handler(handler, SA_RESETHAND | SA_NODEFER, false);
+}
+
+AMXEMU_API sighandler_t __sysv_signal(int sig, sighandler_t handler) noexcept {
+    return sysv_signal(sig, handler);
+}
+
+AMXEMU_API int sigignore(int sig) noexcept {
+    resolve_real();
+    if (sig != SIGILL || !g_installed) return g_real_sigignore(sig);
+    set_chained_handler(SIG_IGN, 0, false);
+    return 0;
+}
+
+// sigset(SIGILL, SIG_HOLD) records the hold instead of blocking SIGILL: a blocked synchronous
+// SIGILL kills the process, so the emulator could not run. AMX hardware ignores the hold for
+// the instructions it runs; for any other illegal instruction the hold kills the process, as
+// it would there. Any other disposition releases the hold (and unblocks SIGILL, as glibc does).
+AMXEMU_API sighandler_t sigset(int sig, sighandler_t disp) noexcept {
+    resolve_real();
+    if (sig != SIGILL || !g_installed) return g_real_sigset(sig, disp);
+    if (disp == SIG_HOLD) {
+        const bool was_held = g_held;
+        g_held = true;
+        return was_held ? SIG_HOLD : g_chained.sa_handler;
+    }
+    sigset_t ill, old_mask;
+    sigemptyset(&ill);
+    sigaddset(&ill, SIGILL);
+    pthread_sigmask(SIG_UNBLOCK, &ill, &old_mask);
+    const bool was_held = g_held || sigismember(&old_mask, SIGILL);
+    g_held = false;
+    const sighandler_t prev = set_chained_handler(disp, 0, false);
+    return was_held ? SIG_HOLD : prev;
 }
 
 }  // extern "C"

@@ -60,6 +60,105 @@ void ud2_reaches_program_handler(void** /*state*/) {
     sigaction(SIGILL, &old, nullptr);
 }
 
+// glibc's other ways to set a disposition reach the harness's record too (they call glibc's
+// internal sigaction, which the sigaction interposer never sees). sigset and sigignore are
+// deprecated, which is no reason for programs not to call them.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+extern "C" sighandler_t bsd_signal(int, sighandler_t);  // not declared with _GNU_SOURCE
+
+volatile sig_atomic_t g_plain_seen = 0;
+void on_ill_count(int) {
+    g_plain_seen = g_plain_seen + 1;
+    siglongjmp(g_jump, 1);
+}
+
+// Raises one non-AMX SIGILL (ud2) that the program's handler leaves with siglongjmp, and
+// checks that AMX instructions still go to the emulator.
+void ud2_then_amx(void) {
+    const int before = g_plain_seen;
+    if (sigsetjmp(g_jump, 1) == 0) {
+        __asm__ volatile("ud2");
+        fail_msg("ud2 returned");
+    }
+    assert_int_equal(g_plain_seen, before + 1);
+    amxemu_reset_counters();
+    TileCfg cfg;
+    cfg.tile(0, 16, 64);
+    tile_loadconfig(&cfg);
+    _tile_zero(0);
+    _tile_release();
+    amxemu_counts c;
+    amxemu_counters(&c);
+    assert_int_equal(c.tilezero, 1);
+}
+
+struct sigaction current_sigill() {
+    struct sigaction now {};
+    sigaction(SIGILL, nullptr, &now);
+    return now;
+}
+
+void other_disposition_functions_are_recorded(void** /*state*/) {
+    struct sigaction saved {};
+    sigaction(SIGILL, nullptr, &saved);
+
+    bsd_signal(SIGILL, on_ill_count);
+    assert_ptr_equal(reinterpret_cast<void*>(current_sigill().sa_handler), reinterpret_cast<void*>(on_ill_count));
+    assert_int_equal(current_sigill().sa_flags & SA_RESTART, SA_RESTART);
+    ud2_then_amx();
+
+    // System V: one shot, so the disposition is SIG_DFL again after one delivery.
+    assert_ptr_equal(reinterpret_cast<void*>(sysv_signal(SIGILL, on_ill_count)), reinterpret_cast<void*>(on_ill_count));
+    assert_int_equal(current_sigill().sa_flags & (SA_RESETHAND | SA_NODEFER), SA_RESETHAND | SA_NODEFER);
+    ud2_then_amx();
+    assert_true(current_sigill().sa_handler == SIG_DFL);
+
+    // sigset installs without flags, and SIG_HOLD is recorded, not put in the signal mask: AMX
+    // instructions still run while SIGILL is held.
+    assert_true(sigset(SIGILL, on_ill_count) == SIG_DFL);
+    assert_int_equal(current_sigill().sa_flags, 0);
+    ud2_then_amx();
+    assert_ptr_equal(reinterpret_cast<void*>(sigset(SIGILL, SIG_HOLD)), reinterpret_cast<void*>(on_ill_count));
+    assert_true(sigset(SIGILL, SIG_HOLD) == SIG_HOLD);
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    assert_false(sigismember(&mask, SIGILL));
+    TileCfg cfg;
+    cfg.tile(0, 16, 64);
+    tile_loadconfig(&cfg);
+    _tile_zero(0);
+    _tile_release();
+    assert_true(sigset(SIGILL, on_ill_count) == SIG_HOLD);  // released: the handler runs again
+    ud2_then_amx();
+
+    assert_int_equal(sigignore(SIGILL), 0);
+    assert_true(current_sigill().sa_handler == SIG_IGN);
+    sigaction(SIGILL, &saved, nullptr);
+}
+
+// With SIGILL held (sigset) or ignored (sigignore), a non-AMX illegal instruction kills the
+// process with SIGILL, as on hardware; the emulator keeps running AMX instructions up to it.
+void held_or_ignored_ud2_kills_with_sigill(void** /*state*/) {
+    for (int ignore = 0; ignore < 2; ++ignore) {
+        const pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            if (ignore) sigignore(SIGILL);
+            else sigset(SIGILL, SIG_HOLD);
+            TileCfg cfg;
+            cfg.tile(0, 16, 64);
+            tile_loadconfig(&cfg);
+            _tile_zero(0);
+            __asm__ volatile("ud2");
+            _exit(0);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), SIGILL);
+    }
+}
+
 void ud2_with_default_kills_with_sigill(void** /*state*/) {
     const pid_t pid = fork();
     assert_true(pid >= 0);
@@ -129,6 +228,8 @@ int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ud2_reaches_program_handler),
         cmocka_unit_test(ud2_with_default_kills_with_sigill),
+        cmocka_unit_test(other_disposition_functions_are_recorded),
+        cmocka_unit_test(held_or_ignored_ud2_kills_with_sigill),
         cmocka_unit_test(threads_have_their_own_tiles),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -5,8 +5,11 @@
 #include "tests/amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 
+#include <sys/mman.h>
+
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 using amxemu_test::bf16;
@@ -406,6 +409,68 @@ void start_row_beyond_rows() {
     tile_loadd(0, buf, 64);
 }
 
+// Bad memory operands: a page that is not mapped (the second of two, unmapped again) and a
+// read-only page, set up by the parent so the child's addresses are known to it.
+uint8_t* g_mapped = nullptr;    // 2 pages: [0, 4096) read-write, [4096, 8192) unmapped
+uint8_t* g_readonly = nullptr;  // 1 page, PROT_READ
+constexpr int kPage = 4096;
+
+void load_runs_into_unmapped_page() {
+    TileCfg cfg;
+    cfg.tile(0, 16, 64);
+    tile_loadconfig(&cfg);
+    tile_loadd(0, g_mapped + kPage - 3 * 64, 64);  // rows 0-2 mapped, row 3 not
+}
+
+void store_to_readonly_page() {
+    TileCfg cfg;
+    cfg.tile(5, 4, 32);
+    tile_loadconfig(&cfg);
+    _tile_zero(5);
+    _tile_stored(5, g_readonly, 128);
+}
+
+void ldtilecfg_from_unmapped_page() { tile_loadconfig(g_mapped + kPage); }
+
+std::string hex(const void* p) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "0x%lx", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(p)));
+    return buf;
+}
+
+void bad_addresses_abort_with_message(void** /*state*/) {
+    // The read-only page first: mapped after the hole, it could land in it.
+    void* ro = mmap(nullptr, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(ro != MAP_FAILED);
+    g_readonly = static_cast<uint8_t*>(ro);
+    void* two = mmap(nullptr, 2 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(two != MAP_FAILED);
+    g_mapped = static_cast<uint8_t*>(two);
+    assert_int_equal(munmap(g_mapped + kPage, kPage), 0);
+
+    const std::string row3 = "amxemu: #PF: TILELOADD tmm0 at 0x";
+    const std::string load = expect_abort(load_runs_into_unmapped_page, row3.c_str());
+    const std::string want_load = ": row 3 memory " + hex(g_mapped + kPage) + ".." + hex(g_mapped + kPage + 63) +
+                                  " is not readable (base " + hex(g_mapped + kPage - 3 * 64) +
+                                  ", stride 64); shapes rows x colsb: tmm0 16x64";
+    if (load.find(want_load) == std::string::npos) fail_msg("wanted \"%s\" in:\n%s", want_load.c_str(), load.c_str());
+
+    const std::string want_store = "amxemu: #PF: TILESTORED tmm5 at 0x";
+    const std::string store = expect_abort(store_to_readonly_page, want_store.c_str());
+    const std::string want_row0 = ": row 0 memory " + hex(g_readonly) + ".." + hex(g_readonly + 31) +
+                                  " is not writable (base " + hex(g_readonly) + ", stride 128); shapes rows x colsb: tmm5 4x32";
+    if (store.find(want_row0) == std::string::npos) fail_msg("wanted \"%s\" in:\n%s", want_row0.c_str(), store.c_str());
+
+    const std::string want_cfg = ": memory " + hex(g_mapped + kPage) + ".." + hex(g_mapped + kPage + 63) + " is not readable";
+    const std::string cfg = expect_abort(ldtilecfg_from_unmapped_page, "amxemu: #PF: LDTILECFG at 0x");
+    if (cfg.find(want_cfg) == std::string::npos) fail_msg("wanted \"%s\" in:\n%s", want_cfg.c_str(), cfg.c_str());
+
+    // The page before the hole was only read: its contents are what mmap gave.
+    for (int i = 0; i < kPage; ++i) assert_int_equal(g_mapped[i], 0);
+    munmap(g_mapped, kPage);
+    munmap(g_readonly, kPage);
+}
+
 void violations_abort_with_message(void** /*state*/) {
     expect_abort(use_after_release,
                  "amxemu: #UD: TILEZERO tmm0 at 0x");
@@ -441,6 +506,7 @@ int main() {
         cmocka_unit_test(tilezero_clears_whole_tile),
         cmocka_unit_test(counters_count_each_kind),
         cmocka_unit_test(violations_abort_with_message),
+        cmocka_unit_test(bad_addresses_abort_with_message),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -41,6 +41,7 @@ void defaults_when_unset(void**) {
     assert_int_equal(s.verbose, 0);
     assert_true(s.log_path.empty());
     assert_true(s.fallback.empty());
+    assert_int_equal(s.summary_every_s, 0);
 }
 
 void valid_values_are_taken(void**) {
@@ -48,7 +49,8 @@ void valid_values_are_taken(void**) {
              {"AMXBLAS_MIN_N", "64"},         {"AMXBLAS_SHAPES", "any"},
              {"AMXBLAS_BACKEND", "avx512"},   {"AMXBLAS_NUM_THREADS", "3"},
              {"AMXBLAS_VERBOSE", "2"},        {"AMXBLAS_LOG", "/tmp/x.%p"},
-             {"AMXBLAS_FALLBACK", "/lib/libblas.so.3"}, {"AMXBLAS_MAX_WORKSPACE_MB", "2"}};
+             {"AMXBLAS_FALLBACK", "/lib/libblas.so.3"}, {"AMXBLAS_MAX_WORKSPACE_MB", "2"},
+             {"AMXBLAS_SUMMARY_EVERY", "60"}};
     const Settings s = read_settings(fake_env, 8);
     assert_false(s.fp32);
     assert_int_equal(s.fp64_products, 15);
@@ -60,13 +62,15 @@ void valid_values_are_taken(void**) {
     assert_string_equal(s.log_path.c_str(), "/tmp/x.%p");
     assert_string_equal(s.fallback.c_str(), "/lib/libblas.so.3");
     assert_int_equal(s.workspace_cap_bytes, 2u << 20);
+    assert_int_equal(s.summary_every_s, 60);
 }
 
 void invalid_values_fall_back_to_defaults(void**) {
     g_env = {{"AMXBLAS_FP32", "yes"},        {"AMXBLAS_FP64_PRODUCTS", "7"},
              {"AMXBLAS_MIN_N", "12x"},       {"AMXBLAS_SHAPES", "round"},
              {"AMXBLAS_BACKEND", "gpu"},     {"AMXBLAS_NUM_THREADS", "0"},
-             {"AMXBLAS_VERBOSE", "3"},       {"OMP_NUM_THREADS", "5,2"}};
+             {"AMXBLAS_VERBOSE", "3"},       {"OMP_NUM_THREADS", "5,2"},
+             {"AMXBLAS_SUMMARY_EVERY", "-1"}};
     const Settings s = read_settings(fake_env, 8);
     assert_true(s.fp32);
     assert_int_equal(s.fp64_products, 0);
@@ -75,6 +79,7 @@ void invalid_values_fall_back_to_defaults(void**) {
     assert_true(s.backend == BackendChoice::automatic);
     assert_int_equal(s.num_threads, 5);  // AMXBLAS_NUM_THREADS invalid: OMP_NUM_THREADS
     assert_int_equal(s.verbose, 0);
+    assert_int_equal(s.summary_every_s, 0);
 }
 
 void omp_num_threads_is_the_second_choice(void**) {

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Python multiprocessing with the fork start method after a routed NumPy matmul (issue 14):
+# the parent and each of 4 forked children run a routed float32 A @ B to the end, exactly, with
+# every configured thread (threads=2, no note=). AMXBLAS_LOG has %p, so each process writes its
+# own log. Under `timeout`: the old failure was a child that never returned.
+# Usage: numpy_fork_test.sh AMXBLAS_RUN LIBRARY NUMPY_FORK_SCRIPT OUTDIR N
+set -eu
+. "$(dirname "$0")/lib.sh"
+run=$1 script=$3 out=$4 n=$5
+export AMXBLAS_LIBRARY=$2
+py=/usr/bin/python3
+
+[ -x "$py" ] || skip "$py not found (Debian package python3)"
+"$py" -c 'import numpy' 2>/dev/null || skip "numpy is not importable by $py (Debian package python3-numpy)"
+fresh_dir "$out"
+backend=$(test_backend)
+
+timeout 300 "$run" --backend "$backend" --fp32 on --threads 2 --verbose 2 --log "$out/numpy.%p.log" \
+    -- "$py" "$script" "$n" || fail "the program failed or timed out (status $?)"
+routed="amxblas: routine=cblas_sgemm .* m=$n n=$n k=$n .*route=amx-fp32 backend=$backend threads=2 time_us="
+logs=$(grep -l -E "$routed" "$out"/numpy.*.log | wc -l)
+[ "$logs" -eq 5 ] || fail "$logs processes logged a routed call with threads=2, expected 5 (parent and 4 children)"
+! grep -h "note=" "$out"/numpy.*.log || fail "a call got fewer threads than configured"
+parent_calls=$(grep -h -c -E "$routed" "$out"/numpy.*.log | sort -n | tail -1)
+[ "$parent_calls" -eq 2 ] || fail "the parent logged $parent_calls routed calls, expected 2"
+echo "ok: parent and 4 forked children each ran a routed call with threads=2"
