@@ -1,6 +1,4 @@
 // Backend names, "was it built?", "can it run here?", and the micro-kernel table per backend.
-#include <dlfcn.h>
-
 #include "kernels/backend.h"
 #include "kernels/cpu_features.h"
 #include "kernels/emulated_gemm.h"
@@ -34,15 +32,9 @@ bool backend_runnable_on_cpu(Backend b) {
     return false;
 }
 
-bool amx_emulator_present() {
-    // The harness (tests/amxemu) exports `extern "C" int amxemu_harness_version(void)`. Not
-    // cached: a test may dlopen the harness after the first call.
-    return dlsym(RTLD_DEFAULT, "amxemu_harness_version") != nullptr;
-}
-
-bool backend_usable(Backend b) {
+bool backend_usable(Backend b, bool amx_emulator) {
     if (!backend_built(b)) return false;
-    if (b == Backend::amx) return backend_runnable_on_cpu(b) || amx_emulator_present();
+    if (b == Backend::amx) return backend_runnable_on_cpu(b) || amx_emulator;
     return backend_runnable_on_cpu(b);
 }
 

@@ -6,8 +6,9 @@
 
 namespace amxblas::kernels {
 
-// Built, and either runnable on this CPU or (amx only) served by the loaded emulator.
-bool backend_usable(Backend b);
+// Built, and either runnable on this CPU or (amx only) served by the AMX trap-and-emulate
+// harness, which the caller says is loaded (RunOptions::amx_emulator).
+bool backend_usable(Backend b, bool amx_emulator);
 // The table for a backend: the reference entries, overridden by the backend's own.
 MicroKernels microkernels_for(Backend b);
 

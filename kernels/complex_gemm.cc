@@ -10,9 +10,10 @@
 // so every slice pair gives the four real products of the complex one, no more. Each part is
 // split once per place it appears in op(A') or op(B'), straight from the interleaved storage
 // (the packer gathers it; conjugation is a sign, and the split is odd, so -Bi's slices are
-// those of Bi negated). The FP32 method (CGEMM) and the FP64 method (ZGEMM, with its product
-// count) run unchanged on this real GEMM, with one exponent per operand over both parts:
-// FP64 results stay exact per panel, hence identical on every backend and thread count.
+// those of Bi negated). The FP32 method (CGEMM) and the FP64 method (ZGEMM: the same two
+// phases as DGEMM, prepare here and compute_dgemm, with the policy's exponent check between)
+// run unchanged on this real GEMM, with one exponent per operand over both parts: FP64
+// results stay exact per panel, hence identical on every backend and thread count.
 #include <climits>
 #include <complex>
 #include <exception>
@@ -99,11 +100,14 @@ const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptio
     });
 }
 
-const char* emulate_zgemm(const GemmArgs<std::complex<double>>& g, const RunOptions& opt) {
+const char* prepare_zgemm(const GemmArgs<std::complex<double>>& g, const RunOptions& opt, PreparedDgemm* out) {
     if (too_large(g.n, g.k)) return "memory:alloc-failed";
+    // The writer keeps its own copy of the arguments: it runs in compute_dgemm. A failed
+    // prepare leaves no state behind (prepare_fp64_gemm sets it only on success).
     return guarded([&] {
-        return run_fp64_gemm(view_a(g), view_b(g), g.m, 2 * g.n, 2 * g.k, opt,
-                             [&g](int i0, int j0, const double* acc) { write_complex_block(g, i0, j0, acc); });
+        return prepare_fp64_gemm(view_a(g), view_b(g), g.m, 2 * g.n, 2 * g.k, opt,
+                                 [g](int i0, int j0, const double* acc) { write_complex_block(g, i0, j0, acc); },
+                                 out);
     });
 }
 

@@ -1,5 +1,5 @@
 // The blocked driver (paper Sections 6.1-6.3, kernels/macro_kernel.h) and the SGEMM and DGEMM
-// entry points (CGEMM and ZGEMM: complex_gemm.cc).
+// entry points (CGEMM and ZGEMM: complex_gemm.cc, on the same macro-kernel).
 //
 //   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
@@ -9,12 +9,17 @@
 //               one product -> tile; block accumulator (FP64) += widen(tile)
 //     the caller's writer: C := alpha * accumulator + beta * C   (beta == 0: C is not read)
 //
+// One macro-kernel (run_blocks) walks the blocks, panels and tiles for both precisions; the
+// per-precision step (Fp32Step, Fp64Step) says what one micro-tile of one panel adds to the
+// block accumulator.
+//
 // Why BK = 256 makes the FP64 path exact before widening: an Ozaki chunk of slice r is a
 // multiple of 2^(v_r - 8) with magnitude <= 2^v_r, so a product of slices (i, j) is a multiple
 // of 2^(vA_i + vB_j - 16) of magnitude <= 2^(vA_i + vB_j), and any partial sum of 256 of them
 // is an integer multiple of that unit no larger than 2^24 units: exactly representable in FP32
-// (barring flush-to-zero of results below 2^-126). Every per-panel FP32 result is the exact
-// real sum, so backends, pair orders and thread counts cannot change a single bit.
+// (barring flush-to-zero of results below 2^-126, which the caller rules out on the exponents
+// prepare_dgemm reports). Every per-panel FP32 result is the exact real sum, so backends, pair
+// orders and thread counts cannot change a single bit.
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -22,14 +27,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <utility>
 
 #include "kernels/backend.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
 #include "kernels/thread_pool.h"
-#include "policy/domain.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -91,7 +97,7 @@ char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, Pa
 
 const char* check_backend(const RunOptions& opt) {
     if (!backend_built(opt.backend)) return "backend:not-built";
-    if (!backend_usable(opt.backend)) return "backend:not-runnable";
+    if (!backend_usable(opt.backend, opt.amx_emulator)) return "backend:not-runnable";
     return nullptr;
 }
 
@@ -120,28 +126,6 @@ void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
         }
     }
 }
-
-struct Fp64Product {
-    int i, j;
-};
-
-// Products with i + j < d in index-sum order, i ascending within a diagonal (Algorithm 2).
-int fp64_schedule(int products, Fp64Product* out) {
-    int d = 0;
-    switch (products) {
-        case 6: d = 3; break;
-        case 10: d = 4; break;
-        case 15: d = 5; break;
-        case 21: d = 6; break;
-        default: return 0;
-    }
-    int q = 0;
-    for (int diag = 0; diag < d; ++diag)
-        for (int i = 0; i <= diag; ++i) out[q++] = {i, diag - i};
-    return q;
-}
-
-int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -174,18 +158,114 @@ void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroK
     run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
 }
 
-// The split's slice exponents v(r) (sigma_r = 0.75 * 2^(v(r) + rho)), for the policy's exact rule.
-amxblas::SliceExponents slice_exponents(const Fp64Scales& sc) {
-    amxblas::SliceExponents e;
-    e.active = sc.active;
-    for (int r = 0; r < sc.active; ++r) e.v[r] = ozaki_v(sc.sigma[r]);
-    return e;
+// The macro-kernel of both precisions, on for_each_block's threads, for op(A) (m x k) times
+// op(B) (k x n). Per block, Step::begin_block prepares the accumulator's rows x cols valid
+// part; per panel and micro-tile, Step::tile adds that panel's contribution (or, on the first
+// panel, may store it); then the block goes to the caller's writer.
+//   struct Step {
+//       using Acc = ...;  // float or double, the type of the block accumulator and of C
+//       void begin_block(Acc* acc, int rows, int cols) const;
+//       void tile(const MicroKernels& mk, int panel, int ksteps, int pi, int pj, int s0,
+//                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN
+//   };
+template <typename Step>
+void run_blocks(int m, int n, int k, const Step& step, const MicroKernels& mk, char* scratch, int threads,
+                const BlockWriter<typename Step::Acc>& write) {
+    using Acc = typename Step::Acc;
+    const Blocking bl(m, n, k);
+    for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
+        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
+        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
+        step.begin_block(acc, ti_end * kTile, tj_end * kTile);
+        for (int kb = 0; kb < bl.panels; ++kb) {
+            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            for (int ti = 0; ti < ti_end; ++ti)
+                for (int tj = 0; tj < tj_end; ++tj) {
+                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
+                    step.tile(mk, kb, ns, pi, pj, s0, acc + ti * kTile * kBlockN + tj * kTile, tile);
+                }
+        }
+        write(ib * kBlockM, jb * kBlockN, acc);
+    });
+}
+
+// FP32: one fused six-product chain per micro-tile and panel, added to an FP32 accumulator.
+// The first panel stores its chain in place, so the accumulator needs no clearing.
+struct Fp32Step {
+    using Acc = float;
+    const PackedOperand& pa;
+    const PackedOperand& pb;
+    void begin_block(float*, int, int) const {}
+    void tile(const MicroKernels& mk, int panel, int ns, int pi, int pj, int s0, float* dst, float* tile) const {
+        Fp32Panels p;
+        for (int s = 0; s < kFp32Slices; ++s) {
+            p.a[s] = pa.block(s, pi, s0);
+            p.b[s] = pb.block(s, pj, s0);
+        }
+        if (panel == 0) {
+            mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
+            return;
+        }
+        mk.fp32_chain(ns, p, tile, kTile);
+        for (int r = 0; r < kTile; ++r)
+            for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
+    }
+};
+
+struct Fp64Product {
+    int i, j;
+};
+
+// Products with i + j < d in index-sum order, i ascending within a diagonal (Algorithm 2).
+int fp64_schedule(int products, Fp64Product* out) {
+    int d = 0;
+    switch (products) {
+        case 6: d = 3; break;
+        case 10: d = 4; break;
+        case 15: d = 5; break;
+        case 21: d = 6; break;
+        default: return 0;
+    }
+    int q = 0;
+    for (int diag = 0; diag < d; ++diag)
+        for (int i = 0; i <= diag; ++i) out[q++] = {i, diag - i};
+    return q;
+}
+
+// FP64: each scheduled product per micro-tile and panel, widened and added to an FP64
+// accumulator that starts at zero.
+struct Fp64Step {
+    using Acc = double;
+    const PackedOperand& pa;
+    const PackedOperand& pb;
+    const Fp64Product* sched;
+    int np;
+    void begin_block(double* acc, int rows, int cols) const {
+        for (int r = 0; r < rows; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * cols);
+    }
+    void tile(const MicroKernels& mk, int, int ns, int pi, int pj, int s0, double* dst, float* tile) const {
+        for (int q = 0; q < np; ++q) {
+            mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
+            for (int r = 0; r < kTile; ++r)
+                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
+        }
+    }
+};
+
+int clamp_threads(int t) { return t < 1 ? 1 : t; }
+
+// The split's slice exponents v(r) (sigma_r = 0.75 * 2^(v(r) + rho)), for the caller's checks.
+Fp64SplitFacts split_facts(const Fp64Scales& sc) {
+    Fp64SplitFacts f;
+    f.active = sc.active;
+    for (int r = 0; r < sc.active; ++r) f.v[r] = ozaki_v(sc.sigma[r]);
+    return f;
 }
 
 }  // namespace
 
-const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>& vb, int m, int n,
-                          int k, const RunOptions& opt, const BlockWriter<float>& write) {
+const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>& vb, int m, int n, int k,
+                          const RunOptions& opt, const BlockWriter<float>& write) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
     Workspace ws;
@@ -200,33 +280,7 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
     pack_b_fp32(vb, pb, sk, threads);
     const double t1 = now_s();
 
-    const MicroKernels mk = microkernels_for(opt.backend);
-    const Blocking bl(m, n, k);
-    for_each_block<float>(threads, bl, scratch, mk, [&](int ib, int jb, float* acc, float* tile) {
-        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-        for (int kb = 0; kb < bl.panels; ++kb) {
-            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-            for (int ti = 0; ti < ti_end; ++ti)
-                for (int tj = 0; tj < tj_end; ++tj) {
-                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                    Fp32Panels p;
-                    for (int s = 0; s < kFp32Slices; ++s) {
-                        p.a[s] = pa.block(s, pi, s0);
-                        p.b[s] = pb.block(s, pj, s0);
-                    }
-                    float* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                    if (kb == 0) {
-                        mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
-                        continue;
-                    }
-                    mk.fp32_chain(ns, p, tile, kTile);
-                    for (int r = 0; r < kTile; ++r)
-                        for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
-                }
-        }
-        write(ib * kBlockM, jb * kBlockN, acc);
-    });
+    run_blocks(m, n, k, Fp32Step{pa, pb}, microkernels_for(opt.backend), scratch, threads, write);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
@@ -234,13 +288,38 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
     return nullptr;
 }
 
-const char* run_fp64_gemm(const OperandView<double>& va, const OperandView<double>& vb, int m, int n,
-                          int k, const RunOptions& opt, const BlockWriter<double>& write) {
+// Everything a prepared DGEMM (or ZGEMM) carries from its prepare to compute_dgemm: the real
+// GEMM's sizes and the writer that puts its blocks into the caller's C.
+struct PreparedDgemm::State {
+    int m = 0, n = 0, k = 0;
+    BlockWriter<double> write;
+    RunOptions opt;
+    int threads = 1;
+    Workspace ws;
+    PackedOperand pa, pb;
+    char* scratch = nullptr;
+    double split_pack_s = 0;
+};
+
+PreparedDgemm::PreparedDgemm() = default;
+PreparedDgemm::~PreparedDgemm() = default;
+PreparedDgemm::PreparedDgemm(PreparedDgemm&&) noexcept = default;
+PreparedDgemm& PreparedDgemm::operator=(PreparedDgemm&&) noexcept = default;
+
+const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<double>& vb, int m, int n, int k,
+                              const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out) {
+    out->state.reset();
     if (const char* why = check_backend(opt)) return why;
     Fp64Product sched[21];
-    const int np = fp64_schedule(opt.fp64_products, sched);
-    if (np == 0) return "config:fp64-products";
-    const int threads = clamp_threads(opt.threads);
+    if (fp64_schedule(opt.fp64_products, sched) == 0) return "config:fp64-products";
+    auto st = std::make_unique<PreparedDgemm::State>();
+    st->m = m;
+    st->n = n;
+    st->k = k;
+    st->write = std::move(write);
+    st->opt = opt;
+    st->threads = clamp_threads(opt.threads);
+    const int threads = st->threads;
 
     // The first scales need no workspace: nonfinite input fails before any allocation.
     const double t0 = now_s();
@@ -249,63 +328,37 @@ const char* run_fp64_gemm(const OperandView<double>& va, const OperandView<doubl
     if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
     if (const char* why = fp64_first_scale(vb, sk, threads, &sb)) return why;
 
-    Workspace ws;
-    if (const char* why = allocate(dgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
+    if (const char* why = allocate(dgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &st->ws))
         return why;
-    PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), m, n, k, kFp64Slices, &pa, &pb);
-    if (const char* why = split_pack_a_fp64(va, &sa, pa, sk, threads)) return why;
-    if (const char* why = split_pack_b_fp64(vb, &sb, pb, sk, threads)) return why;
+    st->scratch = lay_out(static_cast<char*>(st->ws.p), m, n, k, kFp64Slices, &st->pa, &st->pb);
+    if (const char* why = split_pack_a_fp64(va, &sa, st->pa, sk, threads)) return why;
+    if (const char* why = split_pack_b_fp64(vb, &sb, st->pb, sk, threads)) return why;
     // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 9r); a residual that
     // shrinks faster gives finer slices whose products can fall below 2^-126 and be flushed.
-    // Checked after the packs so that a slice that is itself not a normal BF16 keeps its reason.
-    if (const char* why = amxblas::check_fp64_slice_exponents(slice_exponents(sa), slice_exponents(sb),
-                                                              opt.fp64_products, k))
-        return why;
-    const double t1 = now_s();
-
-    const MicroKernels mk = microkernels_for(opt.backend);
-    const Blocking bl(m, n, k);
-    for_each_block<double>(threads, bl, scratch, mk, [&](int ib, int jb, double* acc, float* tile) {
-        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-        for (int r = 0; r < ti_end * kTile; ++r)
-            std::memset(acc + r * kBlockN, 0, sizeof(double) * tj_end * kTile);
-        for (int kb = 0; kb < bl.panels; ++kb) {
-            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
-            for (int ti = 0; ti < ti_end; ++ti)
-                for (int tj = 0; tj < tj_end; ++tj) {
-                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                    double* dst = acc + ti * kTile * kBlockN + tj * kTile;
-                    for (int q = 0; q < np; ++q) {
-                        mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
-                        for (int r = 0; r < kTile; ++r)
-                            for (int c = 0; c < kTile; ++c)
-                                dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
-                    }
-                }
-        }
-        write(ib * kBlockM, jb * kBlockN, acc);
-    });
-    if (opt.times) {
-        opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = now_s() - t1;
-    }
+    // The caller checks that on these facts before compute_dgemm (policy/domain.h).
+    out->a = split_facts(sa);
+    out->b = split_facts(sb);
+    st->split_pack_s = now_s() - t0;
+    out->state = std::move(st);
     return nullptr;
 }
 
 namespace {
 
-const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
-    return run_fp32_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
-                         {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
-                         [&g](int i0, int j0, const float* acc) { write_block(g, i0, j0, acc); });
-}
-
-const char* dgemm(const GemmArgs<double>& g, const RunOptions& opt) {
-    return run_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
-                         {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
-                         [&g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); });
+const char* dgemm_compute(PreparedDgemm* p, int products) {
+    if (!p || !p->state) return "config:fp64-products";
+    Fp64Product sched[21];
+    const int np = fp64_schedule(products, sched);
+    if (np == 0) return "config:fp64-products";
+    PreparedDgemm::State& st = *p->state;
+    const double t1 = now_s();
+    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, sched, np}, microkernels_for(st.opt.backend), st.scratch,
+               st.threads, st.write);
+    if (st.opt.times) {
+        st.opt.times->split_pack_s = st.split_pack_s;
+        st.opt.times->compute_s = now_s() - t1;
+    }
+    return nullptr;
 }
 
 }  // namespace
@@ -318,11 +371,14 @@ std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads) {
     return component_bytes(m, n, k, kFp64Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>();
 }
 
+namespace {
+
 // No exception may reach a C or Fortran caller; nothing below throws by design, this is the
 // last line of defence.
-const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
+template <typename Fn>
+const char* guarded(Fn&& fn) {
     try {
-        return sgemm(args, opt);
+        return fn();
     } catch (const std::bad_alloc&) {
         return "memory:alloc-failed";
     } catch (...) {
@@ -330,14 +386,29 @@ const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
     }
 }
 
-const char* emulate_dgemm(const GemmArgs<double>& args, const RunOptions& opt) {
-    try {
-        return dgemm(args, opt);
-    } catch (const std::bad_alloc&) {
-        return "memory:alloc-failed";
-    } catch (...) {
-        return "internal:exception";
-    }
+}  // namespace
+
+const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+    return guarded([&] {
+        return run_fp32_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                             {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                             [&g](int i0, int j0, const float* acc) { write_block(g, i0, j0, acc); });
+    });
+}
+
+const char* prepare_dgemm(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {
+    // The writer keeps its own copy of the arguments: it runs in compute_dgemm.
+    const char* why = guarded([&] {
+        return prepare_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                                 {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                                 [g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); }, out);
+    });
+    if (why) out->state.reset();  // a failed prepare frees its workspace at once
+    return why;
+}
+
+const char* compute_dgemm(PreparedDgemm* prepared, int products) {
+    return guarded([&] { return dgemm_compute(prepared, products); });
 }
 
 }  // namespace amxblas::kernels

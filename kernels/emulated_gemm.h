@@ -1,4 +1,4 @@
-// The entry points of the BF16 component-product emulation, as the shim sees them.
+// The entry points of the BF16 component-product emulation, as the layers above see them.
 //
 // Semantics are those of column-major BLAS xGEMM:  C := alpha * op(A) * op(B) + beta * C,
 // with op(X) = X for trans 'N'/'n' and X^T for 'T'/'t'/'C'/'c'.
@@ -12,7 +12,8 @@
 // beta == 0 never reads C (NaN or Inf already in C does not survive).
 // Forward reasons returned (static strings):
 //   "backend:not-built", "backend:not-runnable"   RunOptions::backend cannot run here (amx also
-//                                                 runs when the tests/amxemu harness is loaded)
+//                                                 runs when RunOptions::amx_emulator says the
+//                                                 tests/amxemu harness is loaded)
 //   "config:fp64-products"                        fp64_products not 6, 10, 15 or 21
 //   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
 //   "domain:nonfinite"                            Inf/NaN in A or B (FP64; the pre-scan's job)
@@ -20,24 +21,30 @@
 //                                                 2^-126 (late check, after the pre-scan)
 //   "domain:slice-overflow"                       FP64 split gave a slice entry above the
 //                                                 largest finite BF16 (ties at (2-2^-7)*2^127)
-//   "domain:overflow-risk", "domain:underflow-risk"
-//                                                 a retained product of the slices the split
-//                                                 found could overflow, or fall below 2^-126
-//                                                 (policy/domain.h, check_fp64_slice_exponents)
 //   "internal:exception"                          never expected; nothing escapes to C/Fortran
+//
+// FP32 is one call (emulate_sgemm). FP64 is two (prepare_dgemm, then compute_dgemm), because
+// what the split finds decides whether and how the call may run, and that decision is the
+// policy's, not the kernels' (policy/emulate.h strings the phases together):
+//
+//   PreparedDgemm p;
+//   if (const char* why = prepare_dgemm(args, opt, &p)) forward(why);   // C untouched
+//   else if (const char* why = policy_check(p.a, p.b, ...)) forward(why);  // C untouched
+//   else compute_dgemm(&p, products);                                    // writes C
+//
+// prepare_dgemm scales, allocates, splits and packs both operands and reports in p.a and p.b
+// what the split found; compute_dgemm runs the chosen products and writes C. A PreparedDgemm
+// owns its workspace until it is destroyed; the arguments' matrices must not change between
+// the two phases.
 #pragma once
 
 #include <complex>
 #include <cstddef>
-#include <cstdint>
+#include <memory>
+
+#include "kernels/gemm_types.h"
 
 namespace amxblas::kernels {
-
-enum class Backend : int {
-    reference = 0,  // portable scalar micro-kernel, follows the SDM definition of TDPBF16PS
-    avx512 = 1,     // AVX-512 BF16 (VDPBF16PS) micro-kernel
-    amx = 2,        // AMX-BF16 (TDPBF16PS) micro-kernel
-};
 
 const char* backend_name(Backend b);  // "reference", "avx512", "amx"
 
@@ -47,36 +54,6 @@ bool backend_built(Backend b);
 // amx: CPUID AMX-TILE/AMX-BF16, palette 1 in leaf 0x1D and arch_prctl(ARCH_REQ_XCOMP_PERM)
 // succeeds. Computed once, cached, thread-safe.
 bool backend_runnable_on_cpu(Backend b);
-// True when the trap-and-emulate AMX harness (tests/amxemu) is loaded in this process.
-bool amx_emulator_present();
-
-// Time spent in each phase of one call, for the benchmark's breakdown (Figure 10 of the paper).
-struct PhaseTimes {
-    double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
-    double compute_s = 0;     // component products and reconstruction into C
-};
-
-struct RunOptions {
-    Backend backend = Backend::reference;
-    int fp64_products = 21;              // 6, 10, 15 or 21 (DGEMM only)
-    int threads = 1;                     // OpenMP threads for split, pack and compute
-    std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
-    PhaseTimes* times = nullptr;         // optional
-};
-
-// The sizes are int: the policy forwards calls whose M, N or K do not fit (size:too-large).
-// The leading dimensions are 64-bit (an ILP64 caller may pass 2^31 or more), and every
-// offset in the kernels is computed in 64 bits (size_t) from them.
-template <typename T>
-struct GemmArgs {
-    char transa, transb;
-    int m, n, k;
-    T alpha;
-    const T* a; std::int64_t lda;
-    const T* b; std::int64_t ldb;
-    T beta;
-    T* c; std::int64_t ldc;
-};
 
 // Bytes one call allocates (computed before any allocation, compared with
 // RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
@@ -87,14 +64,40 @@ std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 
 // Return nullptr on success, else a static forward-reason string (C untouched).
 const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt);
-const char* emulate_dgemm(const GemmArgs<double>& args, const RunOptions& opt);
+
+// One DGEMM between its two phases. Move-only; owns the call's workspace.
+class PreparedDgemm {
+public:
+    PreparedDgemm();
+    ~PreparedDgemm();
+    PreparedDgemm(PreparedDgemm&&) noexcept;
+    PreparedDgemm& operator=(PreparedDgemm&&) noexcept;
+    PreparedDgemm(const PreparedDgemm&) = delete;
+    PreparedDgemm& operator=(const PreparedDgemm&) = delete;
+
+    Fp64SplitFacts a, b;  // of op(A) and op(B), set by a successful prepare_dgemm
+
+    struct State;  // driver.cc: the arguments, options, workspace and packed buffers
+    std::unique_ptr<State> state;
+};
+
+// Phase 1 (the facts it reports are Fp64SplitFacts, kernels/gemm_types.h): checks the backend and opt.fp64_products, scales, allocates, splits and packs.
+// nullptr on success (then *out holds the packed operands and the facts), else the forward
+// reason. Never touches C.
+const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
+// Phase 2: runs `products` component products (6, 10, 15 or 21) on a prepared call and writes
+// C. nullptr on success, else the forward reason with C untouched ("config:fp64-products" for
+// a count the schedule does not know, or a call that was not prepared).
+const char* compute_dgemm(PreparedDgemm* prepared, int products);
 
 // Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
-// imaginary parts: four real products per slice pair (kernels/complex_gemm.cc). CGEMM uses the
-// FP32 method, ZGEMM the FP64 one with opt.fp64_products; same reasons as above.
+// imaginary parts, 2K deep and 2N wide: four real products per slice pair
+// (kernels/complex_gemm.cc). CGEMM is one call with the FP32 method; ZGEMM is prepared like
+// a DGEMM (the facts are those of the parts of op(A) and op(B), and the caller's exponent
+// check uses depth 2K), then computed with compute_dgemm. Same reasons and contract as above.
 const char* emulate_cgemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt);
-const char* emulate_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt);
-// Bytes one complex call allocates: those of the real GEMM it becomes (2K deep, 2N wide).
+const char* prepare_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt, PreparedDgemm* out);
+// Bytes one complex call allocates: those of the real GEMM it becomes.
 std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 

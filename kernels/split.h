@@ -11,11 +11,10 @@
 #include <cstddef>
 
 #include "kernels/bf16.h"
+#include "kernels/gemm_types.h"
 
 namespace amxblas::kernels {
 
-constexpr int kFp32Slices = 3;
-constexpr int kFp64Slices = 6;
 constexpr int kOzakiRho = 53 - 8;  // rho = 45: significand gap between FP64 and BF16
 
 // The per-slice Ozaki shifts of one matrix: sigma[r] = 0.75 * 2^(v(r) + rho) with

@@ -54,13 +54,13 @@
 //      exponents (b) allows, its granularity is below 2^-126, where AMX flushes terms and
 //      partial sums to zero. This is a screen, not a proof: when a residual shrinks faster
 //      than (b) requires, v(r) is smaller and the granularity finer; the exact rule on the
-//      split's actual exponents is check_fp64_slice_exponents(), for the kernels to apply.
+//      split's actual exponents is check_fp64_slice_exponents(), applied after the split.
 //                                                               else domain:underflow-risk
 #pragma once
 
 #include <complex>
 
-#include "kernels/emulated_gemm.h"
+#include "kernels/gemm_types.h"
 #include "policy/domain_scan.h"
 
 namespace amxblas {
@@ -99,16 +99,14 @@ const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b, i
 // 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6: the d of S_d = {(i, j) : i + j < d} (paper Eq. 15); else 0.
 int fp64_schedule_depth(int products);
 
-// The exact product-range rule on the exponents the FP64 split actually found, for the
-// kernels to call once they know them (before any product is formed): for every retained
+// The exact product-range rule on the exponents the FP64 split actually found
+// (kernels::prepare_dgemm reports them; policy/emulate.h applies this before
+// kernels::compute_dgemm forms any product): for every retained
 // (i, j) with i < a.active and j < b.active,
 //   overflow:  v_A(i) + v_B(j) + ceil(log2 min(K, 256)) <= 127      else domain:overflow-risk
 //   underflow: v_A(i) + v_B(j) - 16 >= -126 (granularity, fact (d)) else domain:underflow-risk
 // v(r) = ceil(log2 max|X^(r)|), i.e. ilogb(sigma_r) - 44 for sigma_r = 0.75 * 2^(v(r)+45).
-struct SliceExponents {
-    int active = 0;  // slices 0..active-1 are nonzero
-    int v[6] = {};
-};
+using SliceExponents = kernels::Fp64SplitFacts;
 const char* check_fp64_slice_exponents(const SliceExponents& a, const SliceExponents& b,
                                        int products, int k);
 

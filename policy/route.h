@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "kernels/emulated_gemm.h"
+#include "kernels/gemm_types.h"
 #include "policy/settings.h"
 
 namespace amxblas {

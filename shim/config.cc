@@ -8,7 +8,7 @@
 #include <string>
 
 #include "shim/hardware.h"
-#include "shim/log.h"
+#include "shim/messages.h"
 
 namespace amxblas {
 

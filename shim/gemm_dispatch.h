@@ -12,6 +12,7 @@
 
 #include "kernels/emulated_gemm.h"
 #include "policy/domain.h"
+#include "policy/emulate.h"
 #include "policy/route.h"
 #include "shim/beta_scale.h"
 #include "shim/blas_abi.h"
@@ -44,14 +45,6 @@ public:
 private:
     int threads_;
 };
-
-template <typename T>
-const char* emulate(const kernels::GemmArgs<T>& args, const kernels::RunOptions& opt) {
-    if constexpr (std::is_same_v<T, float>) return kernels::emulate_sgemm(args, opt);
-    else if constexpr (std::is_same_v<T, double>) return kernels::emulate_dgemm(args, opt);
-    else if constexpr (std::is_same_v<T, cfloat>) return kernels::emulate_cgemm(args, opt);
-    else return kernels::emulate_zgemm(args, opt);
-}
 
 template <typename T>
 const char* check_domain(const kernels::GemmArgs<T>& args, int products) {
@@ -107,7 +100,8 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
             opt.fp64_products = route_products(d.route);
             opt.threads = d.threads;
             opt.workspace_cap_bytes = s.workspace_cap_bytes;
-            reason = emulate(args, opt);
+            opt.amx_emulator = hardware().amx_emulator;
+            reason = emulate_gemm(args, opt);
         }
     }
     const bool forwarded = d.route == Route::forward || (d.route != Route::beta_scale && reason);

@@ -1,7 +1,10 @@
 #include "shim/hardware.h"
 
+#include <dlfcn.h>
 #include <sched.h>
 #include <unistd.h>
+
+#include "kernels/emulated_gemm.h"
 
 namespace amxblas {
 
@@ -20,6 +23,8 @@ int usable_cores() {
 
 }  // namespace
 
+bool amx_emulator_present() { return dlsym(RTLD_DEFAULT, "amxemu_harness_version") != nullptr; }
+
 const Hardware& hardware() {
     static const Hardware hw = [] {
         Hardware h;
@@ -29,7 +34,7 @@ const Hardware& hardware() {
         };
         h.amx_cpu = usable(kernels::Backend::amx);
         h.amx_emulator = kernels::backend_built(kernels::Backend::amx) &&
-                         kernels::amx_emulator_present();
+                         amx_emulator_present();
         h.avx512_bf16 = usable(kernels::Backend::avx512);
         h.cores = usable_cores();
         return h;

@@ -14,29 +14,11 @@
 #include <string>
 
 #include "shim/config.h"
+#include "shim/messages.h"
 
 namespace amxblas {
 
 namespace {
-
-// One write(2) of the whole buffer (a short write of a line to a pipe is retried).
-void write_all(int fd, const char* buf, size_t len) {
-    while (len > 0) {
-        const ssize_t w = ::write(fd, buf, len);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return;
-        }
-        buf += w;
-        len -= static_cast<size_t>(w);
-    }
-}
-
-void write_line_to(int fd, const char* prefix, const char* text) {
-    char line[1024];
-    const int n = std::snprintf(line, sizeof line, "amxblas: %s%s\n", prefix, text);
-    if (n > 0) write_all(fd, line, static_cast<size_t>(n) < sizeof line ? n : sizeof line - 1);
-}
 
 const char* rank_from_environment() {
     for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"})
@@ -365,7 +347,10 @@ void log_call(const CallRecord& rec) {
 }
 
 void log_note(const char* text) {
-    if (settings().verbose >= 1) write_line_to(log_fd(), "", text);
+    if (settings().verbose < 1) return;
+    char line[1024];
+    const int n = std::snprintf(line, sizeof line, "amxblas: %s\n", text);
+    if (n > 0) write_all(log_fd(), line, static_cast<size_t>(n) < sizeof line ? n : sizeof line - 1);
 }
 
 void log_after_fork() {
@@ -382,9 +367,4 @@ void log_after_fork() {
         g_log_fd.store(-1);
     }
 }
-
-void warning_message(const char* text) { write_line_to(STDERR_FILENO, "", text); }
-
-void fatal_message(const char* text) { write_line_to(STDERR_FILENO, "error: ", text); }
-
 }  // namespace amxblas

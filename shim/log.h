@@ -43,8 +43,4 @@ void log_note(const char* text);
 // child's pid on its first line.
 void log_after_fork();
 
-// Messages that must reach the user whatever the verbosity, on stderr, prefixed "amxblas: ".
-void warning_message(const char* text);
-void fatal_message(const char* text);
-
 }  // namespace amxblas

@@ -13,6 +13,7 @@
 
 #include "shim/config.h"
 #include "shim/log.h"
+#include "shim/messages.h"
 
 namespace amxblas {
 

@@ -11,6 +11,8 @@
 //                TILESTORED 4 Np per micro-tile and BK panel.
 //   Per call and OpenMP thread: one LDTILECFG and one TILERELEASE.
 #include "kernels/emulated_gemm.h"
+#include "policy/emulate.h"
+#include "shim/hardware.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 
@@ -66,10 +68,11 @@ const char* run(const Shape& s, kn::Backend backend, int products, int threads, 
     opt.backend = backend;
     opt.fp64_products = products;
     opt.threads = threads;
+    opt.amx_emulator = amxblas::amx_emulator_present();
     if constexpr (sizeof(T) == 4) {
-        return kn::emulate_sgemm(g, opt);
+        return amxblas::emulate_gemm(g, opt);
     } else {
-        return kn::emulate_dgemm(g, opt);
+        return amxblas::emulate_gemm(g, opt);
     }
 }
 
@@ -151,7 +154,7 @@ int main() {
         std::printf("# this CPU runs AMX natively: nothing traps, the counts do not apply: skipped\n");
         return 77;
     }
-    assert_true(kn::amx_emulator_present());
+    assert_true(amxblas::amx_emulator_present());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sgemm_tile_traffic),
         cmocka_unit_test(dgemm_tile_traffic),

@@ -25,6 +25,8 @@
 
 #include <cblas.h>
 
+#include "policy/emulate.h"
+#include "shim/hardware.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/bench/bench.h"
 
@@ -81,16 +83,17 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
         opt.backend = kernels::Backend::amx;
         opt.threads = threads;
         opt.fp64_products = route_products(r);
+        opt.amx_emulator = amx_emulator_present();
         reset();
         const char* why;
         Errors e;
         if (route_is_fp64(r)) {
-            why = kernels::emulate_dgemm({'N', 'N', s.m, s.n, s.k, 1.0, ad.data(), s.m, bd.data(), s.k, 0.0,
+            why = emulate_gemm({'N', 'N', s.m, s.n, s.k, 1.0, ad.data(), s.m, bd.data(), s.k, 0.0,
                                           cd.data(), s.m},
                                          opt);
             e = errors_full(cd, rd, absab);
         } else {
-            why = kernels::emulate_sgemm({'N', 'N', s.m, s.n, s.k, 1.f, af.data(), s.m, bf.data(), s.k, 0.f,
+            why = emulate_gemm({'N', 'N', s.m, s.n, s.k, 1.f, af.data(), s.m, bf.data(), s.k, 0.f,
                                           cf.data(), s.m},
                                          opt);
             e = errors_full(cf, rf, absab);

@@ -21,6 +21,8 @@
 
 #include "kernels/emulated_gemm.h"
 #include "policy/domain.h"
+#include "policy/emulate.h"
+#include "shim/hardware.h"
 #include "tests/bench/bench.h"
 
 extern "C" {
@@ -218,10 +220,11 @@ const char* run_route(Route r, const Problem& p, const Options& o, std::vector<f
     opt.threads = o.threads;
     opt.fp64_products = route_products(r);
     opt.times = times;
+    opt.amx_emulator = amx_emulator_present();
     if (route_is_fp64(r))
-        return kernels::emulate_dgemm(
+        return emulate_gemm(
             {'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, cd->data(), s.m}, opt);
-    return kernels::emulate_sgemm(
+    return emulate_gemm(
         {'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, cf->data(), s.m}, opt);
 }
 
@@ -411,7 +414,7 @@ int run_main(const Options& o) {
                 "(built %d, runnable on this CPU %d)\n",
                 openblas_get_corename(), o.threads, kernels::backend_name(o.backend),
                 int(kernels::backend_built(o.backend)), int(kernels::backend_runnable_on_cpu(o.backend)));
-    if (o.backend == kernels::Backend::amx && !kernels::amx_emulator_present() &&
+    if (o.backend == kernels::Backend::amx && !amx_emulator_present() &&
         !kernels::backend_runnable_on_cpu(kernels::Backend::amx)) {
         std::printf("the amx backend cannot run here; use --amx-counts under the trap harness for counts\n");
         return 0;

@@ -37,7 +37,7 @@ inline bool measure(int n, int threads, Errors out[kVariants]) {
     {
         std::vector<float> c(nn), cref(nn);
         GemmArgs<float> g{'N', 'N', n, n, n, 1.0f, af.data(), n, bf.data(), n, 0.0f, c.data(), n};
-        if (const char* why = emulate_sgemm(g, options(6, threads))) {
+        if (const char* why = amxblas::emulate_gemm(g, options(6, threads))) {
             std::printf("sgemm forwarded: %s\n", why);
             return false;
         }
@@ -49,7 +49,7 @@ inline bool measure(int n, int threads, Errors out[kVariants]) {
     blas_gemm(g, cref.data());
     const std::vector<double> ab = abs_product(g);
     for (int v = 1; v < kVariants; ++v) {
-        if (const char* why = emulate_dgemm(g, options(kVariantProducts[v], threads))) {
+        if (const char* why = amxblas::emulate_gemm(g, options(kVariantProducts[v], threads))) {
             std::printf("dgemm forwarded: %s\n", why);
             return false;
         }

@@ -55,8 +55,8 @@ void check_against_blas(Problem<T>& p, int products, int threads) {
     std::vector<T> want = p.c;
     kt::blas_gemm(p.g, want.data());
     const char* why;
-    if constexpr (sizeof(T) == 4) why = emulate_sgemm(p.g, kt::options(products, threads));
-    else why = emulate_dgemm(p.g, kt::options(products, threads));
+    if constexpr (sizeof(T) == 4) why = amxblas::emulate_gemm(p.g, kt::options(products, threads));
+    else why = amxblas::emulate_gemm(p.g, kt::options(products, threads));
     if (why) fail_msg("forwarded: %s", why);
     const std::vector<double> ab = kt::abs_product(p.g);
     double maxa = 0, maxb = 0;
@@ -133,7 +133,7 @@ void test_dgemm_bitwise_reproducible(void**) {
             if (run == 2) o.backend = Backend::reference;
             if (run == 2 && kt::g_backend == Backend::reference) o.threads = 2;
             std::fill(p.c.begin(), p.c.end(), NAN);
-            assert_null(emulate_dgemm(p.g, o));
+            assert_null(amxblas::emulate_gemm(p.g, o));
             if (run == 0) first = p.c;
             else if (std::memcmp(first.data(), p.c.data(), first.size() * sizeof(double)) != 0)
                 fail_msg("products=%d run %d differs (%s, %d threads)", products, run, backend_name(o.backend), o.threads);
@@ -146,15 +146,15 @@ void test_workspace_cap(void**) {
     const std::vector<double> c0 = p.c;
     RunOptions o = kt::options(10, 2);
     o.workspace_cap_bytes = dgemm_workspace_bytes(70, 50, 40, 2) - 1;
-    assert_string_equal(emulate_dgemm(p.g, o), "memory:workspace-cap");
+    assert_string_equal(amxblas::emulate_gemm(p.g, o), "memory:workspace-cap");
     assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
     Problem<float> s = make_problem<float>('T', 'N', 70, 50, 40, 1.0f, 0.5f, 4);
     const std::vector<float> s0 = s.c;
     o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2) - 1;
-    assert_string_equal(emulate_sgemm(s.g, o), "memory:workspace-cap");
+    assert_string_equal(amxblas::emulate_gemm(s.g, o), "memory:workspace-cap");
     assert_memory_equal(s.c.data(), s0.data(), s0.size() * sizeof(float));
     o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2);  // exactly enough
-    assert_null(emulate_sgemm(s.g, o));
+    assert_null(amxblas::emulate_gemm(s.g, o));
     // 3 slices x 2 bytes per padded element of A and B, plus the per-thread block scratch.
     assert_true(sgemm_workspace_bytes(256, 256, 256, 1) == 2 * 3 * 2 * 256 * 256 + 256 * 256 * 4 + 4096);
     assert_true(dgemm_workspace_bytes(256, 256, 256, 1) == 2 * 6 * 2 * 256 * 256 + 256 * 256 * 8 + 4096);
@@ -167,7 +167,7 @@ void test_alloc_failure(void**) {
     // About 800 GB of component buffers: refused before anything is read, C untouched.
     float dummy[4] = {1, 2, 3, 4};
     GemmArgs<float> g{'N', 'N', 1 << 20, 1 << 20, 1 << 17, 1.0f, dummy, 1 << 20, dummy, 1 << 17, 0.0f, dummy, 1 << 20};
-    assert_string_equal(emulate_sgemm(g, kt::options()), "memory:alloc-failed");
+    assert_string_equal(amxblas::emulate_gemm(g, kt::options()), "memory:alloc-failed");
     assert_true(dummy[0] == 1 && dummy[3] == 4);
 }
 
@@ -176,7 +176,7 @@ void test_slice_subnormal_fails_cleanly(void**) {
     for (auto& x : p.a) x = 0;
     p.a[3] = 0x1p-100 + 0x1p-140;  // second slice 2^-140: not a normal BF16
     const std::vector<double> c0 = p.c;
-    assert_string_equal(emulate_dgemm(p.g, kt::options(21, 2)), "domain:slice-subnormal");
+    assert_string_equal(amxblas::emulate_gemm(p.g, kt::options(21, 2)), "domain:slice-subnormal");
     assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
 }
 
@@ -192,30 +192,30 @@ void test_fast_shrinking_residual_underflows(void**) {
     assert_null(amxblas::check_dgemm_domain(p.g, 21));
     const std::vector<double> c0 = p.c;
     for (int products : {10, 15, 21}) {
-        assert_string_equal(emulate_dgemm(p.g, kt::options(products, 2)), "domain:underflow-risk");
+        assert_string_equal(amxblas::emulate_gemm(p.g, kt::options(products, 2)), "domain:underflow-risk");
         assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
     }
     // Six products keep i + j <= 2: (0, 2) is 0 - 100 - 16 = -116 and (1, 1) is -114, in range.
     assert_null(amxblas::check_dgemm_domain(p.g, 6));
-    assert_null(emulate_dgemm(p.g, kt::options(6, 2)));
+    assert_null(amxblas::emulate_gemm(p.g, kt::options(6, 2)));
 }
 
 void test_beta_zero_ignores_nan(void**) {
     Problem<float> s = make_problem<float>('N', 'N', 45, 37, 29, -0.5f, 0.0f, 9);
     std::fill(s.c.begin(), s.c.end(), INFINITY);
     for (std::size_t i = 0; i < s.c.size(); i += 2) s.c[i] = NAN;
-    assert_null(emulate_sgemm(s.g, kt::options()));
+    assert_null(amxblas::emulate_gemm(s.g, kt::options()));
     for (int j = 0; j < 37; ++j)
         for (int i = 0; i < 45; ++i) assert_true(std::isfinite(s.c[i + std::size_t(j) * s.g.ldc]));
     Problem<double> d = make_problem<double>('T', 'N', 45, 37, 29, 1.0, 0.0, 9);
-    assert_null(emulate_dgemm(d.g, kt::options(6)));
+    assert_null(amxblas::emulate_gemm(d.g, kt::options(6)));
     for (int j = 0; j < 37; ++j)
         for (int i = 0; i < 45; ++i) assert_true(std::isfinite(d.c[i + std::size_t(j) * d.g.ldc]));
 }
 
 void test_bad_product_count(void**) {
     Problem<double> p = make_problem<double>('N', 'N', 4, 4, 4, 1.0, 0.0, 1);
-    assert_string_equal(emulate_dgemm(p.g, kt::options(7)), "config:fp64-products");
+    assert_string_equal(amxblas::emulate_gemm(p.g, kt::options(7)), "config:fp64-products");
 }
 
 }  // namespace

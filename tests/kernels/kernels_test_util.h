@@ -29,6 +29,8 @@ extern "C" {
 #include <vector>
 
 #include "kernels/emulated_gemm.h"
+#include "policy/emulate.h"
+#include "shim/hardware.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -63,9 +65,9 @@ inline int setup(int argc, char** argv) {
     }
     using namespace amxblas::kernels;
     const bool usable = backend_built(g_backend) &&
-                        (backend_runnable_on_cpu(g_backend) || (g_backend == Backend::amx && amx_emulator_present()));
+                        (backend_runnable_on_cpu(g_backend) || (g_backend == Backend::amx && amxblas::amx_emulator_present()));
     std::printf("# backend=%s built=%d runnable_on_cpu=%d emulator=%d quick=%d\n", backend_name(g_backend),
-                backend_built(g_backend), backend_runnable_on_cpu(g_backend), amx_emulator_present(), g_quick);
+                backend_built(g_backend), backend_runnable_on_cpu(g_backend), amxblas::amx_emulator_present(), g_quick);
     if (!usable) {
         std::printf("# backend %s cannot run here: skipped\n", backend_name(g_backend));
         return kSkipped;
@@ -79,6 +81,7 @@ inline amxblas::kernels::RunOptions options(int fp64_products = 21, int threads 
     o.backend = g_backend;
     o.fp64_products = fp64_products;
     o.threads = threads;
+    o.amx_emulator = amxblas::amx_emulator_present();
     return o;
 }
 

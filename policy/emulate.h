@@ -1,0 +1,25 @@
+// A routed call's run on the kernels, with the policy's checks between the kernels' phases.
+// What the shim calls once decide() routed a call and its domain scan passed; the kernel tests
+// and the benchmark call it too, so they run exactly what the library runs.
+//
+// FP32 is one kernel call. FP64 is prepare (split and pack), then the exact product-range rule
+// on the slice exponents the split found (check_fp64_slice_exponents, policy/domain.h), then
+// compute (products and C). Nothing is written to C unless the call returns nullptr; otherwise
+// the return value is the forward reason (kernels/emulated_gemm.h lists the kernels' own).
+#pragma once
+
+#include <complex>
+
+#include "kernels/gemm_types.h"
+
+namespace amxblas {
+
+const char* emulate_gemm(const kernels::GemmArgs<float>& args, const kernels::RunOptions& opt);
+// opt.fp64_products: the retained products (6, 10, 15 or 21).
+const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::RunOptions& opt);
+// CGEMM and ZGEMM (kernels/complex_gemm.cc): the same, on the real GEMM of the parts, whose
+// depth is 2K (the exponent check's K).
+const char* emulate_gemm(const kernels::GemmArgs<std::complex<float>>& args, const kernels::RunOptions& opt);
+const char* emulate_gemm(const kernels::GemmArgs<std::complex<double>>& args, const kernels::RunOptions& opt);
+
+}  // namespace amxblas
