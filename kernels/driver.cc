@@ -36,6 +36,7 @@
 #include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
 #include "kernels/thread_pool.h"
+#include "kernels/variants.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -216,16 +217,12 @@ struct Fp64Product {
     int i, j;
 };
 
-// Products with i + j < d in index-sum order, i ascending within a diagonal (Algorithm 2).
+// Products with i + j < d in index-sum order, i ascending within a diagonal (Algorithm 2), for
+// the FP64 variant of kernels/variants.def with `products` products; 0 when there is none.
 int fp64_schedule(int products, Fp64Product* out) {
-    int d = 0;
-    switch (products) {
-        case 6: d = 3; break;
-        case 10: d = 4; break;
-        case 15: d = 5; break;
-        case 21: d = 6; break;
-        default: return 0;
-    }
+    const Variant* v = fp64_variant(products);
+    if (!v) return 0;
+    const int d = v->depth;
     int q = 0;
     for (int diag = 0; diag < d; ++diag)
         for (int i = 0; i <= diag; ++i) out[q++] = {i, diag - i};
@@ -310,7 +307,7 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
                               const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out) {
     out->state.reset();
     if (const char* why = check_backend(opt)) return why;
-    Fp64Product sched[21];
+    Fp64Product sched[kMaxFp64Products];
     if (fp64_schedule(opt.fp64_products, sched) == 0) return "config:fp64-products";
     auto st = std::make_unique<PreparedDgemm::State>();
     st->m = m;
@@ -347,7 +344,7 @@ namespace {
 
 const char* dgemm_compute(PreparedDgemm* p, int products) {
     if (!p || !p->state) return "config:fp64-products";
-    Fp64Product sched[21];
+    Fp64Product sched[kMaxFp64Products];
     const int np = fp64_schedule(products, sched);
     if (np == 0) return "config:fp64-products";
     PreparedDgemm::State& st = *p->state;

@@ -19,6 +19,24 @@ string(REPLACE "\ninstalled_libdir=lib\n" "\ninstalled_libdir=${CMAKE_INSTALL_LI
 if(amxblas_run_installed STREQUAL amxblas_run_text AND NOT CMAKE_INSTALL_LIBDIR STREQUAL "lib")
   message(FATAL_ERROR "packaging/install.cmake: no 'installed_libdir=lib' line in scripts/amxblas-run")
 endif()
+# The installed launcher has no source tree to read the variant table from: its accepted
+# --fp64-products values are written in (0 and the FP64 rows of kernels/variants.def).
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../kernels/variants.def amxblas_fp64_rows
+     REGEX "^AMXBLAS_VARIANT\\([^,]*, *\"[^\"]*\", *fp64,")
+set(amxblas_fp64_choices "0")
+foreach(row IN LISTS amxblas_fp64_rows)
+  string(REGEX REPLACE "^AMXBLAS_VARIANT\\([^,]*, *\"[^\"]*\", *fp64, *[0-9]+, *([0-9]+),.*" "\\1"
+         products "${row}")
+  string(APPEND amxblas_fp64_choices " ${products}")
+endforeach()
+if(NOT amxblas_run_installed MATCHES "\nfp64_products_choices=\n" OR amxblas_fp64_choices STREQUAL "0")
+  message(FATAL_ERROR "packaging/install.cmake: no 'fp64_products_choices=' line in scripts/amxblas-run "
+                      "or no FP64 row in kernels/variants.def")
+endif()
+string(REPLACE "\nfp64_products_choices=\n" "\nfp64_products_choices='${amxblas_fp64_choices}'\n"
+       amxblas_run_installed "${amxblas_run_installed}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_CURRENT_LIST_DIR}/../kernels/variants.def)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   string(REPLACE "\"$prefix/$installed_libdir\"" "\"$installed_libdir\""
          amxblas_run_installed "${amxblas_run_installed}")

@@ -24,6 +24,7 @@
 #include <climits>
 #include <cmath>
 
+#include "kernels/variants.h"
 #include "policy/reasons.h"
 
 namespace amxblas {
@@ -52,13 +53,8 @@ int complex_depth(int k) { return static_cast<int>(std::min<long>(2L * k, INT_MA
 }  // namespace
 
 int fp64_schedule_depth(int products) {
-    switch (products) {
-        case 6: return 3;
-        case 10: return 4;
-        case 15: return 5;
-        case 21: return 6;
-        default: return 0;
-    }
+    const kernels::Variant* v = kernels::fp64_variant(products);
+    return v ? v->depth : 0;
 }
 
 const char* check_gemm_scalars(double alpha, double beta) {

@@ -96,7 +96,8 @@ const char* fp32_domain_rule(const OperandSummary& a, const OperandSummary& b, i
 const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b, int products,
                              int k);
 
-// 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6: the d of S_d = {(i, j) : i + j < d} (paper Eq. 15); else 0.
+// The d of S_d = {(i, j) : i + j < d} (paper Eq. 15) of the FP64 variant with `products`
+// products (kernels/variants.def: 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6); else 0.
 int fp64_schedule_depth(int products);
 
 // The exact product-range rule on the exponents the FP64 split actually found

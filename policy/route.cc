@@ -8,40 +8,29 @@
 
 namespace amxblas {
 
+namespace {
+constexpr int kFirstVariantRoute = static_cast<int>(Route::beta_scale) + 1;
+}  // namespace
+
+const kernels::Variant* route_variant(Route r) {
+    const int i = static_cast<int>(r) - kFirstVariantRoute;
+    return i >= 0 && i < kernels::kVariantCount ? &kernels::kVariants[i] : nullptr;
+}
+
 const char* route_name(Route r) {
-    switch (r) {
-        case Route::forward: return "forward";
-        case Route::beta_scale: return "beta-scale";
-        case Route::amx_fp32: return "amx-fp32";
-        case Route::amx_fp64_6: return "amx-fp64-6";
-        case Route::amx_fp64_10: return "amx-fp64-10";
-        case Route::amx_fp64_15: return "amx-fp64-15";
-        case Route::amx_fp64_21: return "amx-fp64-21";
-    }
-    return "forward";
+    if (r == Route::beta_scale) return "beta-scale";
+    const kernels::Variant* v = route_variant(r);
+    return v ? v->route : "forward";
 }
 
 Route fp64_route(int products) {
-    switch (products) {
-        case 6: return Route::amx_fp64_6;
-        case 10: return Route::amx_fp64_10;
-        case 15: return Route::amx_fp64_15;
-        case 21: return Route::amx_fp64_21;
-        default: return Route::forward;
-    }
+    const kernels::Variant* v = kernels::fp64_variant(products);
+    return v ? static_cast<Route>(kFirstVariantRoute + (v - kernels::kVariants)) : Route::forward;
 }
 
 int route_products(Route r) {
-    switch (r) {
-        case Route::amx_fp32: return 6;
-        case Route::amx_fp64_6: return 6;
-        case Route::amx_fp64_10: return 10;
-        case Route::amx_fp64_15: return 15;
-        case Route::amx_fp64_21: return 21;
-        case Route::forward:
-        case Route::beta_scale: return 0;
-    }
-    return 0;
+    const kernels::Variant* v = route_variant(r);
+    return v ? v->products : 0;
 }
 
 namespace {

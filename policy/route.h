@@ -7,21 +7,32 @@
 #include <cstdint>
 
 #include "kernels/gemm_types.h"
+#include "kernels/variants.h"
 #include "policy/settings.h"
 
 namespace amxblas {
 
-enum class Precision { fp32, fp64 };
+using Precision = kernels::Precision;
 
 // beta_scale: K = 0 or ALPHA = 0, so C := BETA*C, done by the shim itself exactly as the
 // reference BLAS does it (A and B never read). Forwarding is not enough: OpenBLAS 0.3.21
 // computes 0*A*B for ALPHA = 0 and lets a NaN or Inf in A or B reach C.
-enum class Route { forward, beta_scale, amx_fp32, amx_fp64_6, amx_fp64_10, amx_fp64_15, amx_fp64_21 };
+// The emulated routes are the variants of kernels/variants.def, in its order.
+enum class Route {
+    forward,
+    beta_scale,
+#define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) amx_##id,
+#include "kernels/variants.def"
+#undef AMXBLAS_VARIANT
+};
+
+// The variant of an emulated route; nullptr for forward and beta_scale.
+const kernels::Variant* route_variant(Route r);
 
 // "amx-fp32", "amx-fp64-10", ..., "beta-scale" or "forward": the log's route= field.
 const char* route_name(Route r);
-Route fp64_route(int products);  // 6, 10, 15, 21 -> the matching route; else forward
-int route_products(Route r);     // 6, 10, 15, 21 for FP64 routes; 6 for FP32; 0 for forward
+Route fp64_route(int products);  // an FP64 variant's product count -> its route; else forward
+int route_products(Route r);     // the variant's products (6 for FP32); 0 for forward, beta_scale
 
 // One GEMM call in column-major form (a row-major CBLAS call is converted before this).
 struct GemmCall {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/variants.h"
 #include "shim/hardware.h"
 #include "shim/messages.h"
 
@@ -39,6 +40,23 @@ bool parse_omp_threads(const char* s, long* out) {
     return parse_int(first.c_str(), 1, 1 << 16, out);
 }
 
+// "a, b or c" from a list of choices.
+std::string one_of(const std::string* choices, int count) {
+    std::string s;
+    for (int i = 0; i < count; ++i) s += (i == 0 ? "" : i + 1 == count ? " or " : ", ") + choices[i];
+    return s;
+}
+
+// AMXBLAS_FP64_PRODUCTS: 0 (route no DGEMM) or the product count of an FP64 variant
+// (kernels/variants.def).
+std::string fp64_products_choices() {
+    std::string choices[kernels::kVariantCount + 1] = {"0"};
+    int n = 1;
+    for (const kernels::Variant& var : kernels::kVariants)
+        if (var.precision == kernels::Precision::fp64) choices[n++] = std::to_string(var.products);
+    return one_of(choices, n);
+}
+
 }  // namespace
 
 Settings read_settings(EnvLookup env, int cores) {
@@ -52,10 +70,10 @@ Settings read_settings(EnvLookup env, int cores) {
         else warn_invalid("AMXBLAS_FP32", x, "accepted: 0 or 1", "1");
     }
     if (const char* x = env("AMXBLAS_FP64_PRODUCTS")) {
-        if (parse_int(x, 0, 21, &v) && (v == 0 || v == 6 || v == 10 || v == 15 || v == 21))
+        if (parse_int(x, 0, kernels::kMaxFp64Products, &v) && (v == 0 || kernels::fp64_variant(static_cast<int>(v))))
             s.fp64_products = static_cast<int>(v);
         else
-            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, "accepted: 0, 6, 10, 15 or 21", "0");
+            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, ("accepted: " + fp64_products_choices()).c_str(), "0");
     }
     if (const char* x = env("AMXBLAS_MIN_N")) {
         if (parse_int(x, 1, 1L << 30, &v)) s.min_n = static_cast<int>(v);

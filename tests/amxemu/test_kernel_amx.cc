@@ -11,6 +11,7 @@
 //                TILESTORED 4 Np per micro-tile and BK panel.
 //   Per call and OpenMP thread: one LDTILECFG and one TILERELEASE.
 #include "kernels/emulated_gemm.h"
+#include "kernels/variants.h"
 #include "policy/emulate.h"
 #include "shim/hardware.h"
 #include "tests/amxemu/amxemu.h"
@@ -105,7 +106,7 @@ void sgemm_tile_traffic(void** /*state*/) {
 
 void dgemm_tile_traffic(void** /*state*/) {
     const Shape s = kShapes[1];
-    for (int np : {6, 10, 15, 21}) {
+    for (int np : kn::kFp64Products) {
         std::vector<double> c;
         amxemu_reset_counters();
         assert_null(run<double>(s, kn::Backend::amx, np, 1, &c));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/emulated_gemm.h"
+#include "kernels/variants.h"
 
 namespace amxblas::bench {
 
@@ -19,15 +20,25 @@ struct Shape {
     bool square() const { return m == n && n == k; }
 };
 
-// The routes measured: the two OpenBLAS baselines and every route of the library.
-enum class Route { openblas_sgemm, openblas_dgemm, fp32, fp64_6, fp64_10, fp64_15, fp64_21 };
-constexpr Route kAllRoutes[] = {Route::openblas_sgemm, Route::openblas_dgemm, Route::fp32,
-                                Route::fp64_6,         Route::fp64_10,        Route::fp64_15,
-                                Route::fp64_21};
+// The routes measured: the two OpenBLAS baselines and every variant of kernels/variants.def.
+enum class Route {
+    openblas_sgemm,
+    openblas_dgemm,
+#define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) id,
+#include "kernels/variants.def"
+#undef AMXBLAS_VARIANT
+};
+constexpr Route kAllRoutes[] = {
+    Route::openblas_sgemm,
+    Route::openblas_dgemm,
+#define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) Route::id,
+#include "kernels/variants.def"
+#undef AMXBLAS_VARIANT
+};
 const char* route_name(Route r);
 bool route_is_fp64(Route r);
 bool route_is_baseline(Route r);
-int route_products(Route r);  // component products (6 for FP32, 6..21 for FP64, 0 for baselines)
+int route_products(Route r);  // the variant's component products; 0 for the baselines
 
 enum class InputClass { uniform, loguniform, cancellation };
 constexpr InputClass kAllInputs[] = {InputClass::uniform, InputClass::loguniform,

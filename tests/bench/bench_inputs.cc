@@ -22,31 +22,32 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-const char* route_name(Route r) {
-    switch (r) {
-        case Route::openblas_sgemm: return "openblas_sgemm";
-        case Route::openblas_dgemm: return "openblas_dgemm";
-        case Route::fp32: return "fp32";
-        case Route::fp64_6: return "fp64_6";
-        case Route::fp64_10: return "fp64_10";
-        case Route::fp64_15: return "fp64_15";
-        case Route::fp64_21: return "fp64_21";
-    }
-    return "?";
+namespace {
+
+// The variant behind a route of the library; nullptr for the baselines.
+const kernels::Variant* variant_of(Route r) {
+    const int i = static_cast<int>(r) - static_cast<int>(Route::openblas_dgemm) - 1;
+    return i >= 0 && i < kernels::kVariantCount ? &kernels::kVariants[i] : nullptr;
 }
 
-bool route_is_fp64(Route r) { return r != Route::openblas_sgemm && r != Route::fp32; }
+}  // namespace
+
+const char* route_name(Route r) {
+    if (r == Route::openblas_sgemm) return "openblas_sgemm";
+    if (r == Route::openblas_dgemm) return "openblas_dgemm";
+    const kernels::Variant* v = variant_of(r);
+    return v ? v->id : "?";
+}
+
+bool route_is_fp64(Route r) {
+    const kernels::Variant* v = variant_of(r);
+    return v ? v->precision == kernels::Precision::fp64 : r == Route::openblas_dgemm;
+}
 bool route_is_baseline(Route r) { return r == Route::openblas_sgemm || r == Route::openblas_dgemm; }
 
 int route_products(Route r) {
-    switch (r) {
-        case Route::fp32: return 6;
-        case Route::fp64_6: return 6;
-        case Route::fp64_10: return 10;
-        case Route::fp64_15: return 15;
-        case Route::fp64_21: return 21;
-        default: return 0;
-    }
+    const kernels::Variant* v = variant_of(r);
+    return v ? v->products : 0;
 }
 
 const char* input_name(InputClass c) {

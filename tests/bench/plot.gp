@@ -10,8 +10,10 @@ set grid
 set key outside right
 set xlabel 'N (M = N = K)'
 
-routes = 'openblas_sgemm openblas_dgemm fp32 fp64_6 fp64_10 fp64_15 fp64_21'
-emulated = 'fp32 fp64_6 fp64_10 fp64_15 fp64_21'
+# The routes, in the order the CSV first names them: the two OpenBLAS baselines, then the
+# variants of kernels/variants.def (the benchmark writes them in that order).
+routes = system(sprintf("awk -F, 'NR > 1 && !seen[$4]++ { printf \"%%s \", $4 }' '%s'", csv))
+emulated = system(sprintf("awk -F, 'NR > 1 && $4 !~ /^openblas_/ && !seen[$4]++ { printf \"%%s \", $4 }' '%s'", csv))
 # The rows of route r and input class cls that ran, square shapes only, in file order (N rising).
 sel(r, cls) = sprintf("< awk -F, '$4 == \"%s\" && $6 == \"%s\" && $7 == \"ok\" && $1 == $2 && $2 == $3' '%s'", r, cls, csv)
 

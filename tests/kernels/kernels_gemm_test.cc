@@ -3,6 +3,7 @@
 // and the failure contract (reason returned, C untouched).
 #include <fstream>
 
+#include "kernels/variants.h"
 #include "policy/domain.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -84,7 +85,7 @@ const int kSizes[] = {1, 2, 31, 32, 33, 255, 256, 257, 300};
 constexpr int kNumSizes = 9;
 const char kTrans[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 't'}};
 const double kAlphaBeta[][2] = {{1, 0}, {-0.5, 1}, {1, -0.5}, {-0.5, 0}, {1, 1}, {-0.5, -0.5}};
-const int kProducts[] = {6, 10, 15, 21};
+const auto& kProducts = kFp64Products;  // every FP64 variant of kernels/variants.def
 
 // Shapes (S[i], S[i+4], S[i+7]) (indices mod 9): every size appears once in every dimension.
 template <typename T>

@@ -165,7 +165,7 @@ void precision_disabled(void**) {
     s = fp64_on();
     s.fp64_products = 7;
     assert_reason(decide(routable(), s, amx_machine()), reason::fp64_disabled);
-    for (int p : {6, 10, 15, 21}) {
+    for (int p : kernels::kFp64Products) {
         s.fp64_products = p;
         const Decision d = decide(routable(), s, amx_machine());
         assert_routed(d, fp64_route(p));

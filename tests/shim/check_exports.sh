@@ -1,10 +1,19 @@
 #!/bin/sh
-# The library exports exactly the routines of shim/routines.def: no C++ or helper symbol leaks.
-# usage: check_exports.sh LIBRARY SYMBOL...
+# The library exports exactly the routines of shim/routines.def: no C++ or helper symbol leaks,
+# none is missing. The expected list is the linker's export list that shim/CMakeLists.txt
+# generated from the table (exports.map), checked against the table's rows too.
+# usage: check_exports.sh LIBRARY EXPORTS_MAP ROUTINES_DEF
 set -eu
-lib=$1; shift
+lib=$1 map=$2 table=$3
 actual=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWwiV]$/ {print $3}' | sort)
-expected=$(printf '%s\n' "$@" | sort)
+expected=$(sed -n '/global:/,/local:/s/^ *\([A-Za-z_0-9]*\);$/\1/p' "$map" | sort)
+rows=$(sed -n 's/^AMXBLAS_[A-Z0-9_]*(\([A-Za-z_0-9]*\),.*/\1/p' "$table" | sort)
+if [ -z "$rows" ] || [ "$expected" != "$rows" ]; then
+    echo "$map does not list the rows of $table"
+    echo "map:"; echo "$expected"
+    echo "table:"; echo "$rows"
+    exit 1
+fi
 if [ "$actual" != "$expected" ]; then
     echo "exported symbols differ from shim/routines.def"
     echo "expected:"; echo "$expected"
