@@ -44,7 +44,7 @@ struct GemmCall {
     bool in_parallel_region = false;
     // Routed calls already running in other application threads.
     int concurrent_routed_calls = 0;
-    // OpenMP threads those calls use in all (the sum of their Decision::threads), or -1 when
+    // Threads those calls use in all (the sum of their Decision::threads), or -1 when
     // the caller does not track it; then each call assumes an equal share of the cores.
     int threads_in_use = -1;
 };

@@ -22,7 +22,7 @@
 
 namespace amxblas {
 
-// Routed calls running now in any application thread, and the OpenMP threads they use: the
+// Routed calls running now in any application thread, and the threads they use: the
 // policy gives a new call only the cores they leave free. A forked child starts from zero
 // (shim/after_fork.cc): the parent's calls in flight ran on threads the child does not have.
 inline std::atomic<int> g_routed_calls_running{0};

@@ -9,7 +9,7 @@
 //                4 per micro-tile and BK panel.
 //   FP64 (Np):   TILELOADD and TDPBF16PS 4 Np per micro-tile and K step; TILEZERO and
 //                TILESTORED 4 Np per micro-tile and BK panel.
-//   Per call and OpenMP thread: one LDTILECFG and one TILERELEASE.
+//   Per call and thread that computes a block: one LDTILECFG and one TILERELEASE.
 #include "kernels/emulated_gemm.h"
 #include "kernels/variants.h"
 #include "policy/emulate.h"
