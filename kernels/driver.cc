@@ -20,9 +20,6 @@
 // (barring flush-to-zero of results below 2^-126, which the caller rules out on the exponents
 // prepare_dgemm reports). Every per-panel FP32 result is the exact real sum, so backends, pair
 // orders and thread counts cannot change a single bit.
-#include <stdlib.h>
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,8 +32,10 @@
 #include "kernels/emulated_gemm.h"
 #include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
+#include "kernels/reconstruct.h"
 #include "kernels/thread_pool.h"
 #include "kernels/variants.h"
+#include "kernels/workspace.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -47,45 +46,37 @@ constexpr int kStepsPerPanel = kBlockK / kTile;  // 8 K steps per BK panel
 
 std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
-std::size_t component_bytes(int m, int n, int k, int slices) {
-    return align_up(packed_slice_elems(m, k) * sizeof(bf16_t)) * slices +
-           align_up(packed_slice_elems(n, k) * sizeof(bf16_t)) * slices;
+// The distance between two slice buffers of one operand: the slice, plus a stagger. Without
+// it, at N = 2048 the slices lie 8 MiB apart, so the blocks a micro-tile reads from its six
+// (FP32) or twelve (FP64) buffers at one K step all fall into the same L1 and L2 cache sets and
+// alias at 4 KiB (a load seems to depend on an older store to another buffer). 4096 + 64 bytes
+// moves each buffer one L1 set and 65 L2 sets further than the one before.
+constexpr std::size_t kSliceStagger = 4096 + 64;
+
+std::size_t slice_stride(int outer, int k) {
+    return align_up(packed_slice_elems(outer, k) * sizeof(bf16_t)) + kSliceStagger;
 }
 
-// Per thread: the BM x BN block accumulator and one 32x32 FP32 micro-tile.
+std::size_t component_bytes(int m, int n, int k, int slices) {
+    return slice_stride(m, k) * slices + slice_stride(n, k) * slices;
+}
+
+// FP64 product tiles widened and added in one pass (reconstruct.h): up to 8 (32 KiB, in L1).
+constexpr int kWidenBatch = 8;
+
+// Per thread: the BM x BN block accumulator and the 32x32 FP32 micro-tiles (one for sgemm,
+// kWidenBatch for dgemm).
 template <typename Acc>
 std::size_t thread_scratch_bytes() {
-    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(kStepElems * sizeof(float));
+    const int tiles = sizeof(Acc) == sizeof(double) ? kWidenBatch : 1;
+    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(tiles * kStepElems * sizeof(float));
 }
 
 char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
 
-// One 64-byte aligned allocation for the whole call, freed on every path.
-struct Workspace {
-    void* p = nullptr;
-    ~Workspace() { free(p); }
-};
-
-// A fresh workspace is first touched by the packer, one page fault per 4 KiB page: at N = 2048
-// that cost more than the split itself. Large workspaces are therefore 2 MiB aligned and
-// advised as transparent huge pages (a hint: where THP is off, nothing changes).
-constexpr std::size_t kHugePage = std::size_t(2) << 20;
-
-const char* allocate(std::size_t bytes, std::size_t cap, Workspace* ws) {
-    if (cap != 0 && bytes > cap) return "memory:workspace-cap";
-    const bool huge = bytes >= 4 * kHugePage;
-    if (posix_memalign(&ws->p, huge ? kHugePage : kAlign, bytes) != 0) {
-        ws->p = nullptr;
-        return "memory:alloc-failed";
-    }
-    if (huge) madvise(ws->p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
-    return nullptr;
-}
-
 // Carves the slice buffers of A then B out of the workspace; returns the first byte after.
 char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb) {
-    const std::size_t sa = align_up(packed_slice_elems(m, k) * sizeof(bf16_t));
-    const std::size_t sb = align_up(packed_slice_elems(n, k) * sizeof(bf16_t));
+    const std::size_t sa = slice_stride(m, k), sb = slice_stride(n, k);
     pa->slices = pb->slices = slices;
     pa->panels = round_up_tile(m) / kTile;
     pb->panels = round_up_tile(n) / kTile;
@@ -129,6 +120,23 @@ void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
 }
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Time spent in reconstruction, summed over the threads, when the caller asked for phase times
+// (two clock reads per micro-tile and panel: negligible beside its products).
+struct ReconClock {
+    bool on = false;
+    std::atomic<long long> ns{0};
+    template <typename F>
+    void time(F&& f) {
+        if (!on) return f();
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
+                     std::memory_order_relaxed);
+    }
+    // Per-thread seconds, averaged over the threads that can take part.
+    double seconds(int threads, int blocks) const { return 1e-9 * double(ns.load()) / std::min(threads, blocks); }
+};
 
 // Runs block(ib, jb, acc, tile) over every output block on up to `threads` threads. Each thread
 // has its own accumulator and tile in `scratch` and brackets its blocks with the micro-kernels'
@@ -196,6 +204,8 @@ struct Fp32Step {
     using Acc = float;
     const PackedOperand& pa;
     const PackedOperand& pb;
+    const ReconstructKernels& rk;
+    ReconClock* recon;
     void begin_block(float*, int, int) const {}
     void tile(const MicroKernels& mk, int panel, int ns, int pi, int pj, int s0, float* dst, float* tile) const {
         Fp32Panels p;
@@ -208,8 +218,7 @@ struct Fp32Step {
             return;
         }
         mk.fp32_chain(ns, p, tile, kTile);
-        for (int r = 0; r < kTile; ++r)
-            for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += tile[r * kTile + c];
+        recon->time([&] { rk.add_fp32(tile, dst, kBlockN); });
     }
 };
 
@@ -230,21 +239,25 @@ int fp64_schedule(int products, Fp64Product* out) {
 }
 
 // FP64: each scheduled product per micro-tile and panel, widened and added to an FP64
-// accumulator that starts at zero.
+// accumulator that starts at zero; up to kWidenBatch product tiles at a time (reconstruct.h).
 struct Fp64Step {
     using Acc = double;
     const PackedOperand& pa;
     const PackedOperand& pb;
     const Fp64Product* sched;
     int np;
+    const ReconstructKernels& rk;
+    ReconClock* recon;
     void begin_block(double* acc, int rows, int cols) const {
         for (int r = 0; r < rows; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * cols);
     }
-    void tile(const MicroKernels& mk, int, int ns, int pi, int pj, int s0, double* dst, float* tile) const {
-        for (int q = 0; q < np; ++q) {
-            mk.product(ns, pa.block(sched[q].i, pi, s0), pb.block(sched[q].j, pj, s0), tile, kTile);
-            for (int r = 0; r < kTile; ++r)
-                for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += static_cast<double>(tile[r * kTile + c]);
+    void tile(const MicroKernels& mk, int, int ns, int pi, int pj, int s0, double* dst, float* tiles) const {
+        for (int q0 = 0; q0 < np; q0 += kWidenBatch) {
+            const int nq = std::min(kWidenBatch, np - q0);
+            for (int q = 0; q < nq; ++q)
+                mk.product(ns, pa.block(sched[q0 + q].i, pi, s0), pb.block(sched[q0 + q].j, pj, s0),
+                           tiles + std::size_t(q) * kStepElems, kTile);
+            recon->time([&] { rk.widen_add(tiles, nq, dst, kBlockN); });
         }
     }
 };
@@ -265,11 +278,12 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
                           const RunOptions& opt, const BlockWriter<float>& write) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
-    Workspace ws;
-    if (const char* why = allocate(sgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
+    WorkspaceLease ws;
+    if (const char* why = lease_workspace(sgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.p), m, n, k, kFp32Slices, &pa, &pb);
+    char* scratch = lay_out(static_cast<char*>(ws.data()), m, n, k, kFp32Slices, &pa, &pb);
+    pa.stream = pb.stream = component_bytes(m, n, k, kFp32Slices) > streaming_threshold_bytes();
 
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
@@ -277,10 +291,15 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
     pack_b_fp32(vb, pb, sk, threads);
     const double t1 = now_s();
 
-    run_blocks(m, n, k, Fp32Step{pa, pb}, microkernels_for(opt.backend), scratch, threads, write);
+    ReconClock recon;
+    recon.on = opt.times != nullptr;
+    run_blocks(m, n, k, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, microkernels_for(opt.backend), scratch, threads,
+               write);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
+        const Blocking bl(m, n, k);
+        opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
 }
@@ -292,7 +311,7 @@ struct PreparedDgemm::State {
     BlockWriter<double> write;
     RunOptions opt;
     int threads = 1;
-    Workspace ws;
+    WorkspaceLease ws;
     PackedOperand pa, pb;
     char* scratch = nullptr;
     double split_pack_s = 0;
@@ -325,9 +344,9 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
     if (const char* why = fp64_first_scale(vb, sk, threads, &sb)) return why;
 
-    if (const char* why = allocate(dgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &st->ws))
+    if (const char* why = lease_workspace(dgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &st->ws))
         return why;
-    st->scratch = lay_out(static_cast<char*>(st->ws.p), m, n, k, kFp64Slices, &st->pa, &st->pb);
+    st->scratch = lay_out(static_cast<char*>(st->ws.data()), m, n, k, kFp64Slices, &st->pa, &st->pb);
     if (const char* why = split_pack_a_fp64(va, &sa, st->pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, &sb, st->pb, sk, threads)) return why;
     // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 9r); a residual that
@@ -349,11 +368,15 @@ const char* dgemm_compute(PreparedDgemm* p, int products) {
     if (np == 0) return "config:fp64-products";
     PreparedDgemm::State& st = *p->state;
     const double t1 = now_s();
-    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, sched, np}, microkernels_for(st.opt.backend), st.scratch,
-               st.threads, st.write);
+    ReconClock recon;
+    recon.on = st.opt.times != nullptr;
+    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, sched, np, reconstruct_kernels(), &recon}, microkernels_for(st.opt.backend),
+               st.scratch, st.threads, st.write);
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
         st.opt.times->compute_s = now_s() - t1;
+        const Blocking bl(st.m, st.n, st.k);
+        st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
 }

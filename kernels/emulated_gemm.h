@@ -57,8 +57,10 @@ bool backend_runnable_on_cpu(Backend b);
 
 // Bytes one call allocates (computed before any allocation, compared with
 // RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
-// 6 for FP64, each padded to multiples of 32) plus, per thread, one BM x BN block accumulator
-// (FP32 or FP64) and one 32x32 FP32 tile. With threads = 1 that is the single-thread cost.
+// 6 for FP64, each padded to multiples of 32 and staggered by 4160 bytes) plus, per thread, one
+// BM x BN block accumulator (FP32 or FP64) and 32x32 FP32 tiles (one for FP32, eight for
+// FP64). With threads = 1 that is the single-thread cost. The buffers come from a
+// per-process pool (kernels/workspace.h).
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 

@@ -21,6 +21,9 @@ enum class Backend : int {
 struct PhaseTimes {
     double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
     double compute_s = 0;     // component products and reconstruction into C
+    // The part of compute_s spent adding panel results into the block accumulator (FP32), or
+    // widening the product tiles and adding them into it (FP64): per-thread time, averaged.
+    double reconstruct_s = 0;
 };
 
 struct RunOptions {

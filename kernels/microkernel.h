@@ -39,7 +39,8 @@
 // since every panel sum there is exact (see driver.cc).
 //
 // Threads: thread_begin() runs once per thread per call before its first tile, thread_end()
-// after its last (AMX loads and releases the tile configuration there; others do nothing).
+// after its last (AMX loads the tile configuration there when the thread's loaded one differs,
+// and keeps it for the next call; others do nothing).
 #pragma once
 
 #include "kernels/bf16.h"

@@ -59,13 +59,24 @@ TileConfig micro_tile_config() {
     return cfg;
 }
 
+// The configuration is loaded once per thread, not once per call: the loaded one is read back
+// (STTILECFG) and LDTILECFG runs only when it differs (a fresh thread reads all zeros; so does
+// a thread whose tiles something else released or configured otherwise). This is oneDNN's
+// habit ("lazy" tile configuration), and why thread_end() leaves the tiles configured: a
+// TILERELEASE there would force the LDTILECFG again on the next call. Configured tiles do not
+// keep a core out of deep idle states: Linux saves the thread's tile state and releases the
+// registers itself before a Sapphire Rapids core enters C6 (fpu_idle_fpregs(), since 5.18).
 void thread_begin() {
     static const TileConfig cfg = micro_tile_config();
+    TileConfig loaded;
     compiler_barrier();
-    _tile_loadconfig(&cfg);
+    _tile_storeconfig(&loaded);
+    compiler_barrier();
+    if (std::memcmp(&loaded, &cfg, sizeof cfg) != 0) _tile_loadconfig(&cfg);
+    compiler_barrier();
 }
 
-void thread_end() { _tile_release(); }
+void thread_end() {}
 
 inline void load_a(const bf16_t* a) {
     _tile_loadd(0, a, kStrideBytes);

@@ -3,6 +3,9 @@
 // contiguous tile and writes every slice straight into its packed buffer.
 #include "kernels/pack.h"
 
+#include <emmintrin.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -91,6 +94,16 @@ void gather_complex_b(const OperandView<T>& b, int l0, int j0, T* tile) {
         }
 }
 
+// One packed 2 KiB block written with non-temporal stores: no read of the destination lines
+// before they are overwritten, and the block does not evict the data the pack still reads.
+// SSE2 (every x86-64); dst is 64-byte aligned (blocks are 2 KiB apart from 64-byte aligned
+// slices).
+void stream_block(const bf16_t* src, bf16_t* dst) {
+    const __m128i* s = reinterpret_cast<const __m128i*>(src);
+    __m128i* d = reinterpret_cast<__m128i*>(dst);
+    for (int q = 0; q < int(kStepElems * sizeof(bf16_t) / sizeof(__m128i)); ++q) _mm_stream_si128(d + q, _mm_load_si128(s + q));
+}
+
 std::size_t offset(const PackedOperand& out, int panel, int kstep) {
     return (std::size_t(panel) * out.ksteps + kstep) * kStepElems;
 }
@@ -148,7 +161,14 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
         alignas(64) float tile[kStepElems];
         gather_block<IsA>(x, sk, p, s, tile);
         const std::size_t o = offset(out, p, s);
-        sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
+        if (!out.stream) {
+            sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
+            return;
+        }
+        alignas(64) bf16_t staged[kFp32Slices][kStepElems];
+        sk.fp32(tile, kStepElems, staged[0], staged[1], staged[2]);
+        for (int t = 0; t < kFp32Slices; ++t) stream_block(staged[t], out.slice[t] + o);
+        _mm_sfence();  // this thread's streaming stores are visible before the compute reads them
     });
 }
 
@@ -205,6 +225,14 @@ void pack_a_fp32(const OperandView<float>& a, const PackedOperand& out, const Sp
 
 void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const SplitKernels& sk, int threads) {
     pack_fp32<false>(b, out, sk, threads);
+}
+
+std::size_t streaming_threshold_bytes() {
+    static const std::size_t t = [] {
+        const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        return llc > 0 ? std::size_t(llc) : std::size_t(32) << 20;
+    }();
+    return t;
 }
 
 const char* pack_a_fp64(const OperandView<double>& a, const Fp64Scales& sc, const PackedOperand& out,

@@ -23,6 +23,10 @@ struct PackedOperand {
     int slices = 0;
     int panels = 0;  // row panels of op(A), or column panels of op(B)
     int ksteps = 0;
+    // Write the blocks with non-temporal stores (FP32 pack): set by the driver when the
+    // component buffers are larger than the last-level cache, where they would only evict the
+    // input the pack is still reading and cost a read of every destination line first.
+    bool stream = false;
     const bf16_t* block(int s, int panel, int kstep) const {
         return slice[s] + (std::size_t(panel) * ksteps + kstep) * kStepElems;
     }
@@ -51,6 +55,10 @@ struct OperandView {
     std::int64_t ld;  // in elements of the stored matrix (complex elements for complex views)
     Interleave kind = Interleave::real;
 };
+
+// Component-buffer bytes above which the FP32 pack streams its stores: the last-level cache
+// (sysconf(_SC_LEVEL3_CACHE_SIZE); 32 MiB where the system does not say).
+std::size_t streaming_threshold_bytes();
 
 void pack_a_fp32(const OperandView<float>& a, const PackedOperand& out, const SplitKernels& sk, int threads);
 void pack_b_fp32(const OperandView<float>& b, const PackedOperand& out, const SplitKernels& sk, int threads);

@@ -2,14 +2,18 @@
 # bench.sh: OpenBLAS against every route of amxblas (FP32, FP64-6/10/15/21) on one backend;
 # accuracy on three input classes; split + pack against memcpy; the micro-kernel against the
 # VDPBF16PS peak; the interposer's cost on forwarded calls; AMX tile counts under the trap
-# harness; a CSV, PNG plots (gnuplot) and a table on stdout. Issue 7; tests/bench/.
+# harness and the whole-call AMX model built on them; the first routed call of a process against
+# a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. Issues 7 and 12; tests/bench/.
 #
-#   scripts/bench.sh [--quick] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
+#   scripts/bench.sh [--quick] [--sweep] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
 #                    [--backend avx512|reference|amx] [--reps R] [--out DIR]
 #                    [--build-dir DIR] [--driver PATH --interposer PATH [--amxemu PATH]]
 #
 #   --quick        the CI smoke mode (ctest bench.smoke): N = 64 128, 1 repetition; checks that
 #                  every section runs and the files are written, never the speed
+#   --sweep        only the size sweep: fp32, fp64_6, fp64_21 and OpenBLAS at N = 256 384 512 768
+#                  1000 1024 1536 2000 2048 3000 4096 (or --sizes), 3 repetitions, flagging any
+#                  drop of more than 15% below the best smaller size of a route (sweep.csv)
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -21,11 +25,12 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sizes='' shapes='' backend=avx512 reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 sizes='' shapes='' backend=avx512 reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
+        --sweep) sweep=1 ;;
         --sizes) sizes=$2; shift ;;
         --shapes) shapes=$2; shift ;;
         --backend) backend=$2; shift ;;
@@ -35,7 +40,7 @@ while [ $# -gt 0 ]; do
         --driver) driver=$2; shift ;;
         --interposer) interposer=$2; shift ;;
         --amxemu) amxemu=$2; shift ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -86,10 +91,37 @@ logged() {
 } | tee "$log"
 
 status=0
+if [ "$sweep" = 1 ]; then
+    [ "$backend" = amx ] && { echo "bench.sh: --sweep times, so not on --backend amx" >&2; exit 2; }
+    logged "$driver" --sweep "$@" || status=1
+    echo "bench.sh: results in $out (exit $status)" | tee -a "$log"
+    exit $status
+fi
 if [ "$backend" = amx ]; then
     echo "backend amx: no timed run (AMX cannot run here; counts only, below)" | tee -a "$log"
 else
     logged "$driver" "$@" || status=1
+fi
+
+# The first routed call of a process against a warm call of the same order: each route and
+# order in a fresh process, through the interposer (the library's own first-call costs: its
+# configuration, the real BLAS's resolution, the thread pool's start, the workspace's first touch).
+if [ -n "$interposer" ] && [ "$backend" != amx ]; then
+    {
+        echo
+        echo "== First routed call of a process vs a warm call (through $(basename "$interposer"), backend $backend; 12 calls, warm = median of calls 3-12) =="
+        printf '%-6s %-7s %10s %10s %10s %12s %12s\n' N route first_ms second_ms warm_ms first-warm_ms second-warm
+    } | tee -a "$log"
+    rm -f "$out/first_call.csv"
+    echo "n,route,first_s,second_s,warm_s,routed" >"$out/first_call.csv"
+    fc_sizes="256 1024"
+    [ "$quick" = 1 ] && fc_sizes=64
+    for n in $fc_sizes; do
+        for r in fp32 fp64_6; do
+            logged env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_FP64_PRODUCTS=6 \
+                AMXBLAS_MIN_N=1 AMXBLAS_VERBOSE=0 "$driver" --first-call "$n" --route "$r" --out "$out" || status=1
+        done
+    done
 fi
 
 # Under contention (issue 12, item 4): its own script, beside the driver's timer binary.
@@ -139,7 +171,7 @@ missing=
 need() { [ -s "$out/$1" ] || missing="$missing $1"; }
 if [ "$backend" != amx ]; then
     need results.csv
-    [ -n "$interposer" ] && need forwarding.csv
+    [ -n "$interposer" ] && need forwarding.csv && need first_call.csv
     grep -q avx512_bf16 /proc/cpuinfo && need microkernel.csv
     if command -v gnuplot >/dev/null 2>&1; then
         for p in throughput speedup error breakdown; do need "$p.png"; done
@@ -149,6 +181,11 @@ fi
 if [ -n "$missing" ]; then
     echo "bench.sh: missing or empty in $out:$missing" | tee -a "$log"
     status=1
+fi
+if grep -qE '^(PASS|MISS)  ' "$log"; then
+    { echo; echo "== All targets of this run =="; grep -E '^(PASS|MISS)  ' "$log"; } | tee -a "$log.targets"
+    cat "$log.targets" >>"$log"
+    rm -f "$log.targets"
 fi
 echo "bench.sh: results in $out (exit $status)" | tee -a "$log"
 exit $status

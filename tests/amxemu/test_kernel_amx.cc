@@ -9,7 +9,9 @@
 //                4 per micro-tile and BK panel.
 //   FP64 (Np):   TILELOADD and TDPBF16PS 4 Np per micro-tile and K step; TILEZERO and
 //                TILESTORED 4 Np per micro-tile and BK panel.
-//   Per call and thread that computes a block: one LDTILECFG and one TILERELEASE.
+//   Per call and thread that computes a block: one STTILECFG (reading the loaded configuration back); one
+//   LDTILECFG only where the thread had not loaded the kernel's configuration yet; no
+//   TILERELEASE (the configuration is kept for the next call).
 #include "kernels/emulated_gemm.h"
 #include "kernels/variants.h"
 #include "policy/emulate.h"
@@ -90,9 +92,35 @@ void check_counts(const char* what, const Shape& s, const Traffic& want, int thr
     assert_int_equal(c.tilezero, want.zeros);
     assert_int_equal(c.tilestored, want.stores);
     assert_int_equal(c.tileloaddt1, 0);
-    assert_int_equal(c.sttilecfg, 0);
-    assert_int_equal(c.ldtilecfg, uint64_t(threads));
-    assert_int_equal(c.tilerelease, uint64_t(threads));
+    assert_true(c.sttilecfg >= 1 && c.sttilecfg <= uint64_t(threads));
+    assert_true(c.ldtilecfg <= c.sttilecfg);
+    assert_int_equal(c.tilerelease, 0);
+}
+
+// Repeated calls: each thread that takes part loads the configuration at most once over all
+// of them (the thread pool may bring in a worker late, which then loads it on its first call),
+// and reads it back once per call it takes part in. A TILERELEASE in between (another user of
+// the tiles) makes the next call load it again.
+void tile_config_loaded_once_per_thread(void** /*state*/) {
+    const Shape s{64, 600, 64};  // 3 output blocks: work for 2 threads
+    constexpr int kCalls = 5;
+    for (int threads : {1, 2}) {
+        std::vector<float> c;
+        amxemu_reset_counters();
+        for (int q = 0; q < kCalls; ++q) assert_null(run<float>(s, kn::Backend::amx, 21, threads, &c));
+        amxemu_counts n;
+        amxemu_counters(&n);
+        assert_true(n.ldtilecfg <= uint64_t(threads));
+        assert_true(n.sttilecfg >= uint64_t(kCalls) && n.sttilecfg <= uint64_t(kCalls * threads));
+        assert_int_equal(n.tilerelease, 0);
+    }
+    __asm__ volatile("tilerelease" ::: "memory");  // this thread's tiles back to their initial state
+    amxemu_reset_counters();
+    std::vector<float> c;
+    assert_null(run<float>(s, kn::Backend::amx, 21, 1, &c));
+    amxemu_counts n;
+    amxemu_counters(&n);
+    assert_int_equal(n.ldtilecfg, 1);
 }
 
 void sgemm_tile_traffic(void** /*state*/) {
@@ -161,6 +189,7 @@ int main() {
         cmocka_unit_test(dgemm_tile_traffic),
         cmocka_unit_test(dgemm_bitwise_equal_to_reference),
         cmocka_unit_test(sgemm_bitwise_equal_to_reference),
+        cmocka_unit_test(tile_config_loaded_once_per_thread),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

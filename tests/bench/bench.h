@@ -96,4 +96,31 @@ std::vector<ForwardRow> measure_forwarding(const std::string& interposer, const 
 // Section: tile-instruction counts under the trap harness and the modelled AMX time (bench_amx.cc).
 int run_amx_counts(const Shape& s, int threads, const std::string& csv_path);
 
+// The AMX cost model (bench_amx.cc documents the sources). Cycles per instruction per core
+// (reciprocal throughput) and the clock.
+constexpr double kTdpCycles = 16, kLoadCycles = 8, kStoreCycles = 8, kAmxClockHz = 2.0e9;
+// The tile instructions one call issues, from the driver's blocking (README "AMX harness"):
+// per 32x32 micro-tile and 32-deep K step, FP32: 14 TILELOADD + 24 TDPBF16PS, FP64-Np: 4 Np of
+// each; per micro-tile and BK = 256 panel, 4 (FP32) or 4 Np (FP64) TILEZERO and TILESTORED.
+// The harness run checks this against its exact counts.
+struct TileCounts {
+    double tdpbf16ps = 0, tileloadd = 0, tilestored = 0, tilezero = 0;
+};
+TileCounts tile_counts(Route r, const Shape& s);
+// Tile work of those counts on `cores` cores, loads and stores overlapped with the products.
+double tile_seconds(const TileCounts& c, int cores);
+
+// Section: the whole-call AMX model (bench_model.cc): measured split + pack and reconstruction
+// rates (per core, this machine) plus the tile model, against native SGEMM/DGEMM.
+struct MeasuredPhases {
+    double sp_bytes_per_core_s_fp32 = 0, sp_bytes_per_core_s_fp64 = 0;  // split + pack
+    double recon_values_per_core_s_fp32 = 0;  // FP32 panel adds (values added per second)
+    double recon_values_per_core_s_fp64 = 0;  // FP64 widen-adds (tile values widened per second)
+    int from_n = 0;                           // the order they were measured at
+};
+// Prints the model table and its PASS/MISS lines; writes model.csv.
+void print_amx_model(const MeasuredPhases& m, int cores, const std::string& csv_path);
+// Bytes split + pack moves (bench_main.cc's definition).
+double split_pack_bytes(const Shape& s, bool fp64);
+
 }  // namespace amxblas::bench

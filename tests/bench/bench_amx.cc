@@ -36,12 +36,36 @@ namespace amxblas::bench {
 
 namespace {
 
-constexpr double kTdpCycles = 16, kLoadCycles = 8, kStoreCycles = 8, kClockHz = 2.0e9;
+constexpr double kClockHz = kAmxClockHz;
 
 using CountersFn = void (*)(amxemu_counts*);
 using ResetFn = void (*)();
 
+double ceil_div(int a, int b) { return double((a + b - 1) / b); }
+
 }  // namespace
+
+TileCounts tile_counts(Route r, const Shape& s) {
+    const double tiles = ceil_div(s.m, 32) * ceil_div(s.n, 32), steps = ceil_div(s.k, 32);
+    const double panels = ceil_div(s.k, 256);
+    TileCounts c;
+    if (route_is_baseline(r)) return c;
+    if (r == Route::fp32) {
+        c.tileloadd = 14 * tiles * steps;
+        c.tdpbf16ps = 24 * tiles * steps;
+        c.tilezero = c.tilestored = 4 * tiles * panels;
+    } else {
+        const double np = route_products(r);
+        c.tileloadd = c.tdpbf16ps = 4 * np * tiles * steps;
+        c.tilezero = c.tilestored = 4 * np * tiles * panels;
+    }
+    return c;
+}
+
+double tile_seconds(const TileCounts& c, int cores) {
+    return std::max(kTdpCycles * c.tdpbf16ps, kLoadCycles * c.tileloadd + kStoreCycles * c.tilestored) /
+           (cores * kAmxClockHz);
+}
 
 int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
     auto counters = reinterpret_cast<CountersFn>(dlsym(RTLD_DEFAULT, "amxemu_counters"));
@@ -77,6 +101,8 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, ad.data(), s.m, bd.data(), s.k,
                 0.0, rd.data(), s.m);
     std::vector<double> absab(cd.size(), 1.0);
+    bool formula_ok = true;
+    amxemu_counts cfg0{};
     for (Route r : kAllRoutes) {
         if (route_is_baseline(r)) continue;
         kernels::RunOptions opt;
@@ -109,6 +135,10 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
                               (threads * kClockHz);
         const double overlap = std::max(kTdpCycles * n.tdpbf16ps, kLoadCycles * loads + kStoreCycles * n.tilestored) /
                                (threads * kClockHz);
+        const TileCounts f = tile_counts(r, s);
+        const bool formula = f.tdpbf16ps == double(n.tdpbf16ps) && f.tileloadd == double(n.tileloadd + n.tileloaddt1) &&
+                             f.tilestored == double(n.tilestored) && f.tilezero == double(n.tilezero);
+        formula_ok = formula_ok && formula;
         const double flops = 2.0 * s.m * s.n * s.k;
         std::printf("%-8s %10llu %10llu %10llu %10llu %8llu %12.3e %12.3e %10.1f %9.2e\n", route_name(r),
                     (unsigned long long)n.tdpbf16ps, (unsigned long long)(n.tileloadd + n.tileloaddt1),
@@ -123,6 +153,26 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
                          flops / overlap / 1e9, e.eF);
     }
     if (csv) std::fclose(csv);
+    // Three more calls: their threads were configured by the calls above, so they load no
+    // configuration (at most one per thread the pool brings in for the first time); before the
+    // configuration was kept, each call loaded one per thread.
+    constexpr int kRepeats = 3;
+    reset();
+    kernels::RunOptions opt;
+    opt.backend = kernels::Backend::amx;
+    opt.threads = threads;
+    opt.amx_emulator = amx_emulator_present();
+    for (int q = 0; q < kRepeats; ++q)
+        emulate_gemm({'N', 'N', s.m, s.n, s.k, 1.f, af.data(), s.m, bf.data(), s.k, 0.f, cf.data(), s.m}, opt);
+    counters(&cfg0);
+    std::printf("%s  the model's tile-count formula (bench.h tile_counts) equals the harness's counts\n",
+                formula_ok ? "PASS" : "MISS");
+    std::printf("%s  LDTILECFG once per thread: %d repeated fp32 calls on %d threads load %llu configurations "
+                "(<= %d; %llu STTILECFG, %llu TILERELEASE)\n",
+                cfg0.sttilecfg >= std::uint64_t(kRepeats) && cfg0.ldtilecfg <= std::uint64_t(threads) ? "PASS" : "MISS",
+                kRepeats, threads,
+                (unsigned long long)cfg0.ldtilecfg, threads, (unsigned long long)cfg0.sttilecfg,
+                (unsigned long long)cfg0.tilerelease);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 //
 // A second mode, --amx-counts N, runs one call per route on the amx backend and prints the
 // tile-instruction counts read from the trap harness (run it under LD_PRELOAD=libamxemu.so).
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -46,14 +47,23 @@ struct Options {
     std::string interposer;
     int amx_counts_n = 0;
     bool quick = false;
+    bool sweep = false;        // --sweep: the size sweep (timing only) instead of the main run
+    int first_call_n = 0;      // --first-call N: the child mode of the first-call section
+    std::string first_call_route = "fp32";
 };
 
 [[noreturn]] void usage(int rc) {
     std::printf(
         "usage: amxblas_bench [--quick] [--sizes \"256 512 1024 2048\"] [--shapes \"MxNxK ...\"]\n"
         "                     [--backend avx512|reference|amx] [--reps R] [--threads T] [--out DIR]\n"
-        "                     [--interposer PATH/libamxblas.so] [--amx-counts N]\n"
+        "                     [--interposer PATH/libamxblas.so] [--amx-counts N] [--sweep]\n"
+        "                     [--first-call N --route fp32|fp64_6]\n"
         "  --quick        smoke mode: N = 64 128, 1 repetition, short microbenchmarks\n"
+        "  --sweep        the size sweep: GFLOP/s of fp32, fp64_6, fp64_21 and OpenBLAS over --sizes\n"
+        "                 (default 256 384 512 768 1000 1024 1536 2000 2048 3000 4096), 3 repetitions,\n"
+        "                 flags a drop of more than 15%% below the best smaller size of a route\n"
+        "  --first-call N the child mode of bench.sh's first-call section: run under LD_PRELOAD of the\n"
+        "                 interposer, times the process's first routed cblas call of order N and the next ones\n"
         "  --amx-counts N the amx-counts mode: one call per route at N on the amx backend,\n"
         "                 counted by the trap harness (run under LD_PRELOAD=libamxemu.so)\n");
     std::exit(rc);
@@ -106,11 +116,19 @@ Options parse(int argc, char** argv) {
         else if (a == "--out") o.out = value();
         else if (a == "--interposer") o.interposer = value();
         else if (a == "--amx-counts") o.amx_counts_n = std::max(1, std::atoi(value().c_str()));
+        else if (a == "--sweep") o.sweep = true;
+        else if (a == "--first-call") o.first_call_n = std::max(1, std::atoi(value().c_str()));
+        else if (a == "--route") o.first_call_route = value();
         else if (a == "--help" || a == "-h") usage(0);
         else usage(2);
     }
+    if (o.sweep) {
+        if (!sizes_given) sizes = {256, 384, 512, 768, 1000, 1024, 1536, 2000, 2048, 3000, 4096};
+        if (o.quick && !sizes_given) sizes = {64, 96, 128};
+        o.reps = 3;
+    }
     if (o.quick) {
-        if (!sizes_given) sizes = {64, 128};
+        if (!sizes_given && !o.sweep) sizes = {64, 128};
         o.reps = 1;
         o.sample = 64;
         o.forward_pairs = 21;
@@ -132,6 +150,7 @@ struct Row {
     Errors vs_blas{NAN, NAN}, vs_exact{NAN, NAN};
     double split_pack_s = NAN, compute_s = NAN, split_pack_bytes = NAN, split_pack_gbs = NAN;
     double scan_s = NAN, scan_frac = NAN;
+    double recon_s = NAN;  // reconstruction (part of compute_s)
     int reps = 0;
 };
 
@@ -140,7 +159,7 @@ int ru32(int x) { return (x + 31) / 32 * 32; }
 // Bytes that split + pack moves, by this benchmark's definition: the FP input read once
 // (m*k + k*n values) plus every packed BF16 component buffer written once (slices x
 // (ru32(m) + ru32(n)) x ru32(k) x 2 bytes; ru32 = rounded up to 32).
-double split_pack_bytes(const Shape& s, bool fp64) {
+double sp_bytes(const Shape& s, bool fp64) {
     const double in = (double(s.m) * s.k + double(s.k) * s.n) * (fp64 ? 8 : 4);
     const double out = (fp64 ? 6 : 3) * 2.0 * (double(ru32(s.m)) + ru32(s.n)) * ru32(s.k);
     return in + out;
@@ -269,7 +288,7 @@ void measure_problem(const Problem& p, InputClass c, bool timed, const Options& 
             row.vs_exact = errors_sampled(cf, s.m, p.ex_f);
         }
         if (timed) {
-            std::vector<double> t, sp, cp, scan;
+            std::vector<double> t, sp, cp, scan, rc;
             for (int q = 0; q < o.reps; ++q) {
                 kernels::PhaseTimes pt;
                 const double t0 = now_s();
@@ -277,6 +296,7 @@ void measure_problem(const Problem& p, InputClass c, bool timed, const Options& 
                 t.push_back(now_s() - t0);
                 sp.push_back(pt.split_pack_s);
                 cp.push_back(pt.compute_s);
+                rc.push_back(pt.reconstruct_s);
                 if (!route_is_baseline(r)) {
                     const double u0 = now_s();
                     domain_scan(r, p);
@@ -292,7 +312,8 @@ void measure_problem(const Problem& p, InputClass c, bool timed, const Options& 
             if (!route_is_baseline(r)) {
                 row.split_pack_s = median(sp);
                 row.compute_s = median(cp);
-                row.split_pack_bytes = split_pack_bytes(s, fp64);
+                row.recon_s = median(rc);
+                row.split_pack_bytes = sp_bytes(s, fp64);
                 row.split_pack_gbs = row.split_pack_bytes / row.split_pack_s / 1e9;
                 row.scan_s = median(scan);
                 row.scan_frac = row.scan_s / row.time_s;
@@ -317,14 +338,14 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, int thread
     }
     std::fprintf(f, "m,n,k,route,backend,input,status,time_s,gflops,speedup,eF,escaled,eF_exact,escaled_exact,"
                     "split_pack_s,compute_s,split_pack_share,split_pack_bytes,split_pack_gbs,domain_scan_s,"
-                    "domain_scan_frac,reps,threads\n");
+                    "domain_scan_frac,reconstruct_s,reps,threads\n");
     for (const Row& r : rows)
-        std::fprintf(f, "%d,%d,%d,%s,%s,%s,%s,%.6e,%.4f,%.4f,%.3e,%.3e,%.3e,%.3e,%.6e,%.6e,%.4f,%.0f,%.3f,%.6e,%.5f,%d,%d\n",
+        std::fprintf(f, "%d,%d,%d,%s,%s,%s,%s,%.6e,%.4f,%.4f,%.3e,%.3e,%.3e,%.3e,%.6e,%.6e,%.4f,%.0f,%.3f,%.6e,%.5f,%.6e,%d,%d\n",
                      r.s.m, r.s.n, r.s.k, route_name(r.route), r.backend.c_str(), r.input.c_str(), r.status.c_str(),
                      r.time_s, r.gflops, r.speedup, r.vs_blas.eF, r.vs_blas.escaled, r.vs_exact.eF,
                      r.vs_exact.escaled, r.split_pack_s, r.compute_s,
                      r.split_pack_s / (r.split_pack_s + r.compute_s), r.split_pack_bytes, r.split_pack_gbs, r.scan_s,
-                     r.scan_frac, r.reps, threads);
+                     r.scan_frac, r.recon_s, r.reps, threads);
     std::fclose(f);
 }
 
@@ -340,8 +361,8 @@ std::string cell(double v, bool not_applicable, const char* format = "%.2e") {
 void print_tables(const std::vector<Row>& rows, const Options& o) {
     std::printf("\n== Performance and accuracy, input uniform, %d threads, backend %s, median of %d ==\n",
                 o.threads, kernels::backend_name(o.backend), o.reps);
-    std::printf("%-9s %-15s %10s %8s %7s %9s %9s %9s %9s %6s %8s %6s\n", "N", "route", "time_ms", "GF/s", "speedup",
-                "eF", "escaled", "eF_exact", "esc_exact", "sp+pk%", "sp+pkGB/s", "scan%");
+    std::printf("%-9s %-15s %10s %8s %7s %9s %9s %9s %9s %6s %8s %6s %6s\n", "N", "route", "time_ms", "GF/s", "speedup",
+                "eF", "escaled", "eF_exact", "esc_exact", "sp+pk%", "sp+pkGB/s", "scan%", "recon%");
     for (const Row& r : rows) {
         if (r.input != "uniform") continue;
         if (r.status != "ok") {
@@ -349,11 +370,12 @@ void print_tables(const std::vector<Row>& rows, const Options& o) {
             continue;
         }
         const bool base = route_is_baseline(r.route);
-        std::printf("%-9s %-15s %10.3f %8.2f %7.3f %9s %9s %9.2e %9.2e %6s %8s %6s\n", shape_name(r.s).c_str(),
+        std::printf("%-9s %-15s %10.3f %8.2f %7.3f %9s %9s %9.2e %9.2e %6s %8s %6s %6s\n", shape_name(r.s).c_str(),
                     route_name(r.route), 1e3 * r.time_s, r.gflops, r.speedup, cell(r.vs_blas.eF, base).c_str(),
                     cell(r.vs_blas.escaled, base).c_str(), r.vs_exact.eF, r.vs_exact.escaled,
                     cell(100 * r.split_pack_s / (r.split_pack_s + r.compute_s), base, "%.1f").c_str(),
-                    cell(r.split_pack_gbs, base, "%.2f").c_str(), cell(100 * r.scan_frac, base, "%.2f").c_str());
+                    cell(r.split_pack_gbs, base, "%.2f").c_str(), cell(100 * r.scan_frac, base, "%.2f").c_str(),
+                    cell(100 * r.recon_s / (r.split_pack_s + r.compute_s), base, "%.1f").c_str());
     }
     for (InputClass c : kAllInputs) {
         if (c == InputClass::uniform) continue;
@@ -498,12 +520,18 @@ int run_main(const Options& o) {
     const Shape* big = nullptr;
     for (const Shape& s : o.shapes)
         if (s.square() && (!big || s.n > big->n)) big = &s;
+    // Split + pack at N = 1024 and 2048 (or the largest N when the run has neither).
+    auto sp_target_n = [&](int n) {
+        bool has = false;
+        for (const Shape& s : o.shapes) has = has || (s.square() && (s.n == 1024 || s.n == 2048));
+        return has ? (n == 1024 || n == 2048) : (big && n == big->n);
+    };
     for (const Row& r : rows) {
         if (!big || r.input != "uniform" || r.status != "ok" || route_is_baseline(r.route)) continue;
-        if (r.s.n != big->n || !r.s.square() || (r.route != Route::fp32 && r.route != Route::fp64_6)) continue;
+        if (!r.s.square() || !sp_target_n(r.s.n) || (r.route != Route::fp32 && r.route != Route::fp64_6)) continue;
         char b[200];
         std::snprintf(b, sizeof b, "split+pack %s N=%d: %.2f GB/s >= half of memcpy (%.2f GB/s)", route_name(r.route),
-                      big->n, r.split_pack_gbs, mc_all / 2);
+                      r.s.n, r.split_pack_gbs, mc_all / 2);
         verdict(r.split_pack_gbs >= mc_all / 2, b);
     }
     if (pk.ran) {
@@ -525,11 +553,172 @@ int run_main(const Options& o) {
             verdict(r.added_ns < 500, b);
         }
     }
+    // The whole-call model, from the phases measured at the largest square N.
+    MeasuredPhases mp;
+    double fp64_values = 0, fp64_recon = 0;
+    for (const Row& r : rows) {
+        if (!big || r.input != "uniform" || r.status != "ok" || route_is_baseline(r.route) || r.s.n != big->n ||
+            !r.s.square())
+            continue;
+        const double cells = double(ru32(r.s.m)) * ru32(r.s.n), panels = double((r.s.k + 255) / 256);
+        if (r.route == Route::fp32) {
+            mp.sp_bytes_per_core_s_fp32 = r.split_pack_bytes / (r.split_pack_s * o.threads);
+            if (panels > 1) mp.recon_values_per_core_s_fp32 = cells * (panels - 1) / (r.recon_s * o.threads);
+        } else {
+            if (r.route == Route::fp64_6) mp.sp_bytes_per_core_s_fp64 = r.split_pack_bytes / (r.split_pack_s * o.threads);
+            fp64_values += route_products(r.route) * cells * panels;
+            fp64_recon += r.recon_s;
+        }
+        mp.from_n = r.s.n;
+    }
+    if (fp64_recon > 0) mp.recon_values_per_core_s_fp64 = fp64_values / (fp64_recon * o.threads);
+    if (mp.sp_bytes_per_core_s_fp32 > 0 && mp.sp_bytes_per_core_s_fp64 > 0 && mp.recon_values_per_core_s_fp32 > 0 &&
+        mp.recon_values_per_core_s_fp64 > 0)
+        print_amx_model(mp, o.threads, o.out + "/model.csv");
+    else
+        std::printf("\n== Whole-call AMX model: skipped (needs fp32 and fp64 rows at one N >= 512) ==\n");
     std::printf("\nwrote %s\n", csv.c_str());
     return 0;
 }
 
+// --first-call N: run by bench.sh in a fresh process under LD_PRELOAD of the interposer (with
+// AMXBLAS_BACKEND and AMXBLAS_FP64_PRODUCTS set), so that cblas_sgemm/cblas_dgemm below are the
+// library's. Times the process's first call and the next ones of the same order; whether the
+// calls were routed is checked by comparing C with OpenBLAS's own result (the emulation never
+// matches it bit for bit on these inputs).
+int run_first_call(int n, const std::string& route, const std::string& csv_path) {
+    const bool fp64 = route != "fp32";
+    constexpr int kCalls = 12;
+    const Shape s{n, n, n};
+    std::vector<double> ad, bd;
+    make_inputs(InputClass::uniform, s, 5, &ad, &bd);
+    std::vector<float> af(ad.begin(), ad.end()), bf(bd.begin(), bd.end());
+    std::vector<float> cf(std::size_t(n) * n), rf(cf.size());
+    std::vector<double> cd(std::size_t(n) * n), rd(cd.size());
+    std::vector<double> t;
+    for (int q = 0; q < kCalls; ++q) {
+        const double t0 = now_s();
+        if (fp64)
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, ad.data(), n, bd.data(), n, 0.0,
+                        cd.data(), n);
+        else
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f,
+                        cf.data(), n);
+        t.push_back(now_s() - t0);
+    }
+    // OpenBLAS's own cblas_*gemm, past the interposer.
+    bool routed = false;
+    if (void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD)) {
+        if (fp64) {
+            using Fn = decltype(&cblas_dgemm);
+            if (auto f = reinterpret_cast<Fn>(dlsym(h, "cblas_dgemm"))) {
+                f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, ad.data(), n, bd.data(), n, 0.0, rd.data(), n);
+                routed = std::memcmp(rd.data(), cd.data(), cd.size() * sizeof(double)) != 0;
+            }
+        } else {
+            using Fn = decltype(&cblas_sgemm);
+            if (auto f = reinterpret_cast<Fn>(dlsym(h, "cblas_sgemm"))) {
+                f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f, rf.data(), n);
+                routed = std::memcmp(rf.data(), cf.data(), cf.size() * sizeof(float)) != 0;
+            }
+        }
+        dlclose(h);
+    }
+    const double warm = median(std::vector<double>(t.begin() + 2, t.end()));
+    const double first_over = t[0] - warm, second_over = t[1] / warm - 1;
+    std::printf("%-6d %-7s %10.3f %10.3f %10.3f %12.3f %11.2f%%  %s\n", n, route.c_str(), 1e3 * t[0], 1e3 * t[1],
+                1e3 * warm, 1e3 * first_over, 100 * second_over, routed ? "routed" : "NOT ROUTED (equal to OpenBLAS)");
+    if (std::FILE* f = std::fopen(csv_path.c_str(), "a")) {
+        std::fprintf(f, "%d,%s,%.6e,%.6e,%.6e,%d\n", n, route.c_str(), t[0], t[1], warm, int(routed));
+        std::fclose(f);
+    }
+    char b[200];
+    std::snprintf(b, sizeof b, "first call %s N=%d: %.2f ms over a warm call < 5 ms", route.c_str(), n, 1e3 * first_over);
+    verdict(routed && first_over < 5e-3, b);
+    std::snprintf(b, sizeof b, "second call %s N=%d: %+.2f%% over a warm call < 2%%", route.c_str(), n, 100 * second_over);
+    verdict(routed && second_over < 0.02, b);
+    return 0;  // a call that was not routed (no AVX-512 BF16 here, say) is a MISS, not an error
+}
+
+// --sweep: GFLOP/s over many sizes, timing only; a route's rate may not drop more than 15%
+// below the best of its smaller sizes.
+int run_sweep(const Options& o) {
+    constexpr Route kSweepRoutes[] = {Route::openblas_sgemm, Route::fp32, Route::openblas_dgemm, Route::fp64_6,
+                                      Route::fp64_21};
+    std::printf("amxblas_bench --sweep: %d threads, backend %s, median of %d after one warm-up, uniform inputs\n",
+                o.threads, kernels::backend_name(o.backend), o.reps);
+    openblas_set_num_threads(o.threads);
+    std::FILE* csv = std::fopen((o.out + "/sweep.csv").c_str(), "w");
+    if (csv) std::fprintf(csv, "n,route,time_s,gflops,split_pack_s,reconstruct_s,reps,threads\n");
+    std::printf("%-6s %-15s %10s %8s %9s %9s\n", "N", "route", "time_ms", "GF/s", "sp+pk_ms", "recon_ms");
+    std::vector<std::vector<std::pair<int, double>>> rate(std::size(kSweepRoutes));
+    for (const Shape& s : o.shapes) {
+        Problem p;
+        p.s = s;
+        make_inputs(InputClass::uniform, s, 1000, &p.ad, &p.bd);
+        p.af.assign(p.ad.begin(), p.ad.end());
+        p.bf.assign(p.bd.begin(), p.bd.end());
+        std::vector<float> cf(std::size_t(s.m) * s.n);
+        std::vector<double> cd(std::size_t(s.m) * s.n);
+        for (std::size_t q = 0; q < std::size(kSweepRoutes); ++q) {
+            const Route r = kSweepRoutes[q];
+            kernels::PhaseTimes pt;
+            if (const char* why = run_route(r, p, o, &cf, &cd, &pt)) {  // the warm-up
+                std::printf("%-6s %-15s forwarded: %s\n", shape_name(s).c_str(), route_name(r), why);
+                continue;
+            }
+            std::vector<double> t, sp, rc;
+            for (int k = 0; k < o.reps; ++k) {
+                const double t0 = now_s();
+                run_route(r, p, o, &cf, &cd, &pt);
+                t.push_back(now_s() - t0);
+                sp.push_back(pt.split_pack_s);
+                rc.push_back(pt.reconstruct_s);
+            }
+            const double ts = median(t), gf = 2.0 * s.m * s.n * double(s.k) / ts / 1e9;
+            const bool base = route_is_baseline(r);
+            std::printf("%-6s %-15s %10.3f %8.2f %9s %9s\n", shape_name(s).c_str(), route_name(r), 1e3 * ts, gf,
+                        cell(1e3 * median(sp), base, "%.3f").c_str(), cell(1e3 * median(rc), base, "%.3f").c_str());
+            if (csv)
+                std::fprintf(csv, "%d,%s,%.6e,%.4f,%.6e,%.6e,%d,%d\n", s.n, route_name(r), ts, gf,
+                             base ? NAN : median(sp), base ? NAN : median(rc), o.reps, o.threads);
+            rate[q].push_back({s.n, gf});
+        }
+        std::fflush(stdout);
+    }
+    if (csv) std::fclose(csv);
+    std::printf("\n== Targets (informative, never asserted%s) ==\n", o.quick ? "; --quick: not meaningful" : "");
+    for (std::size_t q = 0; q < std::size(kSweepRoutes); ++q) {
+        if (route_is_baseline(kSweepRoutes[q])) continue;
+        std::vector<std::pair<int, double>> v = rate[q];
+        std::sort(v.begin(), v.end());
+        int cliffs = 0;
+        double best = 0;
+        int best_n = 0;
+        for (const auto& [n, gf] : v) {
+            if (best > 0 && gf < 0.85 * best) {
+                char b[200];
+                std::snprintf(b, sizeof b, "no cliff %s N=%d: %.2f GF/s is %.0f%% below %.2f at N=%d (limit 15%%)",
+                              route_name(kSweepRoutes[q]), n, gf, 100 * (1 - gf / best), best, best_n);
+                verdict(false, b);
+                ++cliffs;
+            }
+            if (gf > best) best = gf, best_n = n;
+        }
+        if (cliffs == 0) {
+            char b[200];
+            std::snprintf(b, sizeof b, "no cliff %s: no size below 85%% of the best smaller size (%zu sizes)",
+                          route_name(kSweepRoutes[q]), v.size());
+            verdict(true, b);
+        }
+    }
+    return 0;
+}
+
 }  // namespace
+
+double split_pack_bytes(const Shape& s, bool fp64) { return sp_bytes(s, fp64); }
+
 }  // namespace amxblas::bench
 
 int main(int argc, char** argv) {
@@ -537,5 +726,7 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     if (o.amx_counts_n > 0)
         return run_amx_counts({o.amx_counts_n, o.amx_counts_n, o.amx_counts_n}, o.threads, o.out + "/amx_counts.csv");
+    if (o.first_call_n > 0) return run_first_call(o.first_call_n, o.first_call_route, o.out + "/first_call.csv");
+    if (o.sweep) return run_sweep(o);
     return run_main(o);
 }

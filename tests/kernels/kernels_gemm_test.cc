@@ -156,9 +156,11 @@ void test_workspace_cap(void**) {
     assert_memory_equal(s.c.data(), s0.data(), s0.size() * sizeof(float));
     o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2);  // exactly enough
     assert_null(amxblas::emulate_gemm(s.g, o));
-    // 3 slices x 2 bytes per padded element of A and B, plus the per-thread block scratch.
-    assert_true(sgemm_workspace_bytes(256, 256, 256, 1) == 2 * 3 * 2 * 256 * 256 + 256 * 256 * 4 + 4096);
-    assert_true(dgemm_workspace_bytes(256, 256, 256, 1) == 2 * 6 * 2 * 256 * 256 + 256 * 256 * 8 + 4096);
+    // 3 slices x 2 bytes per padded element of A and B (each slice buffer followed by a
+    // 4160-byte stagger), plus the per-thread block scratch (accumulator and FP32 tiles: one
+    // for sgemm, eight for dgemm's batched widening).
+    assert_true(sgemm_workspace_bytes(256, 256, 256, 1) == 2 * 3 * (2 * 256 * 256 + 4160) + 256 * 256 * 4 + 4096);
+    assert_true(dgemm_workspace_bytes(256, 256, 256, 1) == 2 * 6 * (2 * 256 * 256 + 4160) + 256 * 256 * 8 + 8 * 4096);
 }
 
 void test_alloc_failure(void**) {

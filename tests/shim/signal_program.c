@@ -40,7 +40,11 @@ int main(int argc, char** argv) {
     if (strcmp(mode, "ignore-hup") == 0) signal(SIGHUP, SIG_IGN);
     for (long call = 0; !g_stop && call < 100000; ++call) {
         sgemm_("N", "N", &n, &n, &n, &one, a, &n, a, &n, &zero, c, &n, 1, 1);
-        if (c[0] != 1) return 3;
+        if (c[0] != 1) {
+            free(a);
+            free(c);
+            return 3;
+        }
         if (call == 0) {
             if (strcmp(mode, "own-after") == 0) signal(SIGTERM, set_stop);
             printf("ready\n");
@@ -49,5 +53,7 @@ int main(int argc, char** argv) {
         if (strcmp(mode, "ignore-hup") == 0 && call == 20) break;
     }
     printf("%s\n", g_stop ? "stopped by the program's flag" : "finished");
+    free(a);
+    free(c);
     return 0;
 }

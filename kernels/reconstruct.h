@@ -1,0 +1,40 @@
+// Reconstruction: adding the FP32 panel results of the micro-kernels into the block
+// accumulator (FP32 for sgemm, FP64 for dgemm). It is the part of the FP64 path that AMX does
+// not do (paper Figure 5): every retained product is stored, widened and added outside the tile
+// unit, so it is timed as its own phase (PhaseTimes::reconstruct_s) and vectorised.
+//
+// dgemm hands over all np product tiles of one micro-tile and panel at once: each accumulator
+// row is loaded once, the np widened tiles are added in schedule order, and it is stored once
+// (np loads and stores of the accumulator become one). Per element the additions are the same
+// FP64 additions in the same order as one product at a time, so the bits are the same.
+//
+// Why not fewer, larger FP32 partial sums before widening (adding two products' panels in FP32
+// first, or summing more than BK = 256 K values in FP32): the panel sum of product (i, j) is a
+// multiple of u = 2^(vA(i) + vB(j) - 16) of magnitude at most 256 * 2^(vA(i) + vB(j)) =
+// 2^24 u (driver.cc), which is exactly the 24-bit significand of FP32. Any other term -- a
+// 257th K value, or a second product with the same unit, as (0, 1) and (1, 0) have when both
+// operands shrink by exactly 9 bits per slice -- can double the bound to 2^25 u, which FP32 no
+// longer holds exactly, and the FP64 bits would then depend on the order of the additions.
+// Two products whose units differ do not help either: the sum is a multiple of the smaller
+// unit and the larger product's bound, in those units, exceeds 2^24. So the invariant "every
+// per-panel FP32 sum is exact" admits exactly one product and at most 256 K values per widening.
+#pragma once
+
+#include <cstddef>
+
+namespace amxblas::kernels {
+
+struct ReconstructKernels {
+    // acc[r * ldacc + c] += tile[r * 32 + c] for a 32x32 FP32 tile, FP32 addition.
+    void (*add_fp32)(const float* tile, float* acc, int ldacc);
+    // acc[r * ldacc + c] += (double)tiles[q][r * 32 + c] for q = 0 .. count - 1, in that order,
+    // tiles[q] = tiles + q * 1024.
+    void (*widen_add)(const float* tiles, int count, double* acc, int ldacc);
+};
+
+const ReconstructKernels& reconstruct_kernels_portable();
+const ReconstructKernels& reconstruct_kernels_avx512();  // the portable table when not built
+// AVX-512 when the CPU and OS can run it (cpu_has_avx512_split()), else portable.
+const ReconstructKernels& reconstruct_kernels();
+
+}  // namespace amxblas::kernels

@@ -1,0 +1,147 @@
+// The workspace pool (kernels/workspace.h): reuse across calls, bounds on what it keeps,
+// concurrent leases, the cap, and reuse by the emulated GEMM itself. And the FP32 pack's
+// streaming stores (used for buffers larger than the last-level cache): the same bytes.
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "kernels/pack.h"
+#include "kernels/workspace.h"
+#include "tests/kernels/kernels_test_util.h"
+
+using namespace amxblas::kernels;
+
+namespace {
+
+constexpr std::size_t kMiB = std::size_t(1) << 20;
+
+void test_reuse_same_size(void**) {
+    workspace_pool_trim();
+    void* first = nullptr;
+    {
+        WorkspaceLease w;
+        assert_null(lease_workspace(kMiB, 0, &w));
+        first = w.data();
+        assert_non_null(first);
+        assert_true(reinterpret_cast<std::uintptr_t>(first) % 64 == 0);
+    }
+    const WorkspacePoolStats before = workspace_pool_stats();
+    assert_int_equal(before.idle_buffers, 1);
+    WorkspaceLease again;
+    assert_null(lease_workspace(kMiB - 100, 0, &again));  // smaller: the idle one fits
+    assert_ptr_equal(again.data(), first);
+    const WorkspacePoolStats after = workspace_pool_stats();
+    assert_int_equal(after.reused, before.reused + 1);
+    assert_int_equal(after.idle_buffers, 0);
+}
+
+void test_bigger_request_supersedes_smaller_idle(void**) {
+    workspace_pool_trim();
+    { WorkspaceLease w; assert_null(lease_workspace(kMiB, 0, &w)); }
+    { WorkspaceLease w; assert_null(lease_workspace(3 * kMiB, 0, &w)); }
+    // The 1 MiB buffer was freed when the 3 MiB one was allocated; only the latter is kept.
+    const WorkspacePoolStats s = workspace_pool_stats();
+    assert_int_equal(s.idle_buffers, 1);
+    assert_true(s.idle_bytes >= 3 * kMiB && s.idle_bytes < 4 * kMiB);
+}
+
+void test_cap_bounds_request_and_what_is_kept(void**) {
+    workspace_pool_trim();
+    WorkspaceLease over;
+    assert_string_equal(lease_workspace(5 * kMiB + 1, 5 * kMiB, &over), "memory:workspace-cap");
+    assert_null(over.data());
+    {
+        WorkspaceLease a, b;
+        assert_null(lease_workspace(2 * kMiB, 5 * kMiB / 2, &a));
+        assert_null(lease_workspace(2 * kMiB, 5 * kMiB / 2, &b));
+        assert_ptr_not_equal(a.data(), b.data());
+    }
+    // Two 2 MiB buffers came back under a 2.5 MiB cap: one was freed.
+    const WorkspacePoolStats s = workspace_pool_stats();
+    assert_int_equal(s.idle_buffers, 1);
+    assert_true(s.idle_bytes <= 5 * kMiB / 2);
+}
+
+void test_concurrent_leases_are_distinct(void**) {
+    workspace_pool_trim();
+    constexpr int kThreads = 6, kRounds = 200;
+    std::vector<int> bad(kThreads, 0);
+    std::vector<std::thread> ts;
+    for (int t = 0; t < kThreads; ++t)
+        ts.emplace_back([t, &bad] {
+            for (int r = 0; r < kRounds; ++r) {
+                WorkspaceLease w;
+                const std::size_t bytes = (64 << 10) * (1 + (t + r) % 3);
+                if (lease_workspace(bytes, 0, &w) != nullptr) { bad[t] = 1; return; }
+                auto* p = static_cast<unsigned char*>(w.data());
+                std::memset(p, t + 1, bytes);
+                std::this_thread::yield();
+                for (std::size_t q = 0; q < bytes; q += 4093)
+                    if (p[q] != t + 1) bad[t] = 1;  // another lease wrote into this one
+            }
+        });
+    for (auto& th : ts) th.join();
+    for (int t = 0; t < kThreads; ++t) assert_int_equal(bad[t], 0);
+    assert_true(workspace_pool_stats().idle_buffers <= kIdleSlots);
+}
+
+void test_gemm_reuses_its_workspace(void**) {
+    workspace_pool_trim();
+    const int n = 96;
+    std::vector<float> a = kt::random_matrix<float>(std::size_t(n) * n, 1), b = kt::random_matrix<float>(std::size_t(n) * n, 2);
+    std::vector<float> c1(std::size_t(n) * n), c2(std::size_t(n) * n);
+    const RunOptions o = kt::options();
+    assert_null(emulate_sgemm({'N', 'N', n, n, n, 1.f, a.data(), n, b.data(), n, 0.f, c1.data(), n}, o));
+    const WorkspacePoolStats s1 = workspace_pool_stats();
+    assert_null(emulate_sgemm({'N', 'N', n, n, n, 1.f, a.data(), n, b.data(), n, 0.f, c2.data(), n}, o));
+    const WorkspacePoolStats s2 = workspace_pool_stats();
+    assert_int_equal(s2.reused, s1.reused + 1);
+    assert_int_equal(s2.fresh, s1.fresh);
+    assert_memory_equal(c1.data(), c2.data(), c1.size() * sizeof(float));  // a reused buffer changes nothing
+}
+
+void test_streamed_pack_is_identical(void**) {
+    const SplitKernels& sk = split_kernels();
+    const int shapes[][2] = {{64, 96}, {70, 45}, {33, 130}};
+    for (char trans : {'N', 'T'})
+        for (bool is_a : {true, false})
+            for (const auto& sh : shapes) {
+                const int rows = sh[0], cols = sh[1];
+                const std::vector<float> x = kt::random_matrix<float>(std::size_t(rows) * cols, 7);
+                const OperandView<float> v{trans, rows, cols, x.data(), trans == 'N' ? rows : cols};
+                const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
+                const std::size_t elems = packed_slice_elems(outer, k);
+                bf16_t* buf[2];
+                for (int t = 0; t < 2; ++t) {
+                    buf[t] = static_cast<bf16_t*>(aligned_alloc(64, elems * kFp32Slices * sizeof(bf16_t)));
+                    std::memset(buf[t], 0xA5, elems * kFp32Slices * sizeof(bf16_t));
+                    PackedOperand out;
+                    out.slices = kFp32Slices;
+                    out.panels = round_up_tile(outer) / kTile;
+                    out.ksteps = round_up_tile(k) / kTile;
+                    out.stream = t == 1;
+                    for (int s = 0; s < kFp32Slices; ++s) out.slice[s] = buf[t] + s * elems;
+                    (is_a ? pack_a_fp32 : pack_b_fp32)(v, out, sk, 2);
+                }
+                assert_memory_equal(buf[0], buf[1], elems * kFp32Slices * sizeof(bf16_t));
+                free(buf[0]);
+                free(buf[1]);
+            }
+    assert_true(streaming_threshold_bytes() >= (std::size_t(1) << 20));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (int rc = kt::setup(argc, argv)) return rc;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reuse_same_size),
+        cmocka_unit_test(test_bigger_request_supersedes_smaller_idle),
+        cmocka_unit_test(test_cap_bounds_request_and_what_is_kept),
+        cmocka_unit_test(test_concurrent_leases_are_distinct),
+        cmocka_unit_test(test_gemm_reuses_its_workspace),
+        cmocka_unit_test(test_streamed_pack_is_identical),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
