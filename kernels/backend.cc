@@ -1,5 +1,8 @@
 // Backend names, "was it built?", "can it run here?", and the micro-kernel table per backend.
 #include "kernels/backend.h"
+
+#include <cstring>
+
 #include "kernels/cpu_features.h"
 #include "kernels/emulated_gemm.h"
 
@@ -7,27 +10,39 @@ namespace amxblas::kernels {
 
 const char* backend_name(Backend b) {
     switch (b) {
-        case Backend::reference: return "reference";
-        case Backend::avx512: return "avx512";
-        case Backend::amx: return "amx";
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) \
+    case Backend::id: return #id;
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
     }
     return "unknown";
 }
 
+bool parse_backend(const char* name, Backend* out) {
+    for (Backend b : kAllBackends)
+        if (std::strcmp(name, backend_name(b)) == 0) {
+            *out = b;
+            return true;
+        }
+    return false;
+}
+
 bool backend_built(Backend b) {
     switch (b) {
-        case Backend::reference: return true;
-        case Backend::avx512: return AMXBLAS_BUILT_AVX512 != 0;
-        case Backend::amx: return AMXBLAS_BUILT_AMX != 0;
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) \
+    case Backend::id: return (built) != 0;
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
     }
     return false;
 }
 
 bool backend_runnable_on_cpu(Backend b) {
     switch (b) {
-        case Backend::reference: return true;
-        case Backend::avx512: return cpu_has_avx512_bf16();
-        case Backend::amx: return cpu_has_amx_bf16();
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) \
+    case Backend::id: return detector();
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
     }
     return false;
 }
@@ -38,14 +53,15 @@ bool backend_usable(Backend b, bool amx_emulator) {
     return backend_runnable_on_cpu(b);
 }
 
+// A backend that was not built has no table to name: `if constexpr` keeps its function out of
+// the program ([basic.def.odr]: not odr-used in a discarded statement).
 MicroKernels microkernels_for(Backend b) {
-#if AMXBLAS_BUILT_AVX512
-    if (b == Backend::avx512) return avx512_microkernels();
-#endif
-#if AMXBLAS_BUILT_AMX
-    if (b == Backend::amx) return amx_microkernels();
-#endif
-    (void)b;
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) \
+    if constexpr ((built) != 0) {                                       \
+        if (b == Backend::id) return microkernels();                   \
+    }
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
     return reference_microkernels();
 }
 

@@ -46,7 +46,9 @@
 
 namespace amxblas::kernels {
 
-const char* backend_name(Backend b);  // "reference", "avx512", "amx"
+const char* backend_name(Backend b);  // "amx", "avx512", "reference": kernels/backends.def
+// The backend named `name` (a row of kernels/backends.def); false when there is none.
+bool parse_backend(const char* name, Backend* out);
 
 // "Was this path built?" and "can it run on this machine?" are separate questions.
 bool backend_built(Backend b);

@@ -11,10 +11,22 @@ namespace amxblas::kernels {
 constexpr int kFp32Slices = 3;  // BF16 slices per FP32 value (paper Eq. 8)
 constexpr int kFp64Slices = 6;  // Ozaki BF16 slices per FP64 value (paper Eqs. 13-14)
 
+// The micro-kernel backends of kernels/backends.def, in its order: amx (AMX-BF16, TDPBF16PS),
+// avx512 (AVX-512 BF16, VDPBF16PS), reference (portable scalar, the SDM's TDPBF16PS).
 enum class Backend : int {
-    reference = 0,  // portable scalar micro-kernel, follows the SDM definition of TDPBF16PS
-    avx512 = 1,     // AVX-512 BF16 (VDPBF16PS) micro-kernel
-    amx = 2,        // AMX-BF16 (TDPBF16PS) micro-kernel
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) id,
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
+};
+constexpr int kBackendCount = 0
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) +1
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
+    ;
+inline constexpr Backend kAllBackends[] = {
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) Backend::id,
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
 };
 
 // Time spent in each phase of one call, for the benchmark's breakdown (Figure 10 of the paper).

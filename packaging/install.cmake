@@ -35,8 +35,22 @@ if(NOT amxblas_run_installed MATCHES "\nfp64_products_choices=\n" OR amxblas_fp6
 endif()
 string(REPLACE "\nfp64_products_choices=\n" "\nfp64_products_choices='${amxblas_fp64_choices}'\n"
        amxblas_run_installed "${amxblas_run_installed}")
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../kernels/backends.def amxblas_backend_rows
+     REGEX "^AMXBLAS_BACKEND\\(")
+set(amxblas_backend_choices "auto")
+foreach(row IN LISTS amxblas_backend_rows)
+  string(REGEX REPLACE "^AMXBLAS_BACKEND\\(([a-z0-9_]+),.*" "\\1" backend "${row}")
+  string(APPEND amxblas_backend_choices " ${backend}")
+endforeach()
+if(NOT amxblas_run_installed MATCHES "\nbackend_choices=\n" OR amxblas_backend_choices STREQUAL "auto")
+  message(FATAL_ERROR "packaging/install.cmake: no 'backend_choices=' line in scripts/amxblas-run "
+                      "or no row in kernels/backends.def")
+endif()
+string(REPLACE "\nbackend_choices=\n" "\nbackend_choices='${amxblas_backend_choices}'\n"
+       amxblas_run_installed "${amxblas_run_installed}")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             ${CMAKE_CURRENT_LIST_DIR}/../kernels/variants.def)
+             ${CMAKE_CURRENT_LIST_DIR}/../kernels/variants.def
+             ${CMAKE_CURRENT_LIST_DIR}/../kernels/backends.def)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   string(REPLACE "\"$prefix/$installed_libdir\"" "\"$installed_libdir\""
          amxblas_run_installed "${amxblas_run_installed}")

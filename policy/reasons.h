@@ -23,6 +23,8 @@ inline constexpr char shape_not_square[] = "shape:not-square";
 inline constexpr char size_below_min_n[] = "size:below-min-n";
 inline constexpr char backend_no_amx[] = "backend:no-amx";
 inline constexpr char backend_no_avx512_bf16[] = "backend:no-avx512-bf16";
+// The unusable_reason of a backend every machine runs (kernels/backends.def): no reason.
+inline constexpr const char* none = nullptr;
 
 // The domain scan (policy/domain.h).
 inline constexpr char domain_nonfinite_scalar[] = "domain:nonfinite-scalar";

@@ -41,27 +41,34 @@ bool is_trans_char(char t) {
 }
 bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
 
-// Which backend the user asked for, if this machine can run it.
-const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Backend* out) {
-    switch (choice) {
-        case BackendChoice::automatic:
-            // The emulator is a test harness: it is never chosen unless asked for by name.
-            if (!hw.amx_cpu) return reason::backend_no_amx;
-            *out = kernels::Backend::amx;
-            return nullptr;
-        case BackendChoice::amx:
-            if (!hw.amx_cpu && !hw.amx_emulator) return reason::backend_no_amx;
-            *out = kernels::Backend::amx;
-            return nullptr;
-        case BackendChoice::avx512:
-            if (!hw.avx512_bf16) return reason::backend_no_avx512_bf16;
-            *out = kernels::Backend::avx512;
-            return nullptr;
-        case BackendChoice::reference:
-            *out = kernels::Backend::reference;
-            return nullptr;
+// The forward reason when backend b cannot run here (kernels/backends.def); nullptr for a
+// backend every machine runs.
+const char* unusable_reason(kernels::Backend b) {
+    switch (b) {
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, why) \
+    case kernels::Backend::id: return reason::why;
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
     }
     return reason::backend_no_amx;
+}
+
+// Which backend the user asked for, if this machine can run it. auto takes the table's first
+// row only, and only on the real CPU: the emulator is a test harness, never chosen unless the
+// AMX backend is asked for by name.
+const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Backend* out) {
+    if (choice == BackendChoice::automatic) {
+        const kernels::Backend first = kernels::kAllBackends[0];
+        if (!hw.can_run(first)) return unusable_reason(first);
+        *out = first;
+        return nullptr;
+    }
+    const kernels::Backend b = kernels::kAllBackends[static_cast<int>(choice) - 1];
+    const bool emulated = b == kernels::Backend::amx && hw.amx_emulator;
+    const char* why = unusable_reason(b);
+    if (why && !hw.can_run(b) && !emulated) return why;
+    *out = b;
+    return nullptr;
 }
 
 }  // namespace

@@ -50,10 +50,13 @@ struct GemmCall {
 };
 
 struct Hardware {
-    bool amx_cpu = false;        // CPU and OS can run AMX-BF16
+    // runs[b]: backend b was built into the library and this CPU and OS can run it
+    // (kernels/backends.def, indexed by kernels::Backend).
+    bool runs[kernels::kBackendCount] = {};
     bool amx_emulator = false;   // the trap-and-emulate harness is loaded (tests only)
-    bool avx512_bf16 = false;    // CPU and OS can run AVX-512 BF16
     int cores = 1;
+    bool can_run(kernels::Backend b) const { return runs[static_cast<int>(b)]; }
+    void set_runs(kernels::Backend b, bool v) { runs[static_cast<int>(b)] = v; }
 };
 
 struct Decision {
@@ -76,7 +79,7 @@ int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_
 //   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
 //   fp32:disabled / fp64:disabled                        the user's configuration
 //   shape:not-square, size:below-min-n                   the call against the configuration
-//   backend:no-amx / backend:no-avx512-bf16              the machine
+//   backend:no-amx / backend:no-avx512-bf16              the machine (kernels/backends.def)
 // Call-dependent reasons come before the machine's, so that on a machine without AMX the log
 // still tells which calls would be routed on one.
 // A routed call gets threads = min(settings.num_threads, hw.cores) (note threads:above-cores

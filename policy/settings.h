@@ -5,10 +5,19 @@
 #include <cstddef>
 #include <string>
 
+#include "kernels/gemm_types.h"
+
 namespace amxblas {
 
 enum class ShapeRule { square, any };
-enum class BackendChoice { automatic, amx, avx512, reference };
+// AMXBLAS_BACKEND: auto, or a backend of kernels/backends.def by name (the backends in the
+// table's order after automatic: BackendChoice(int(b) + 1) is backend b).
+enum class BackendChoice {
+    automatic,
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) id,
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
+};
 
 struct Settings {
     bool fp32 = true;            // AMXBLAS_FP32: route eligible SGEMM calls

@@ -45,7 +45,9 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case "$backend" in avx512|reference|amx) ;; *) echo "bench.sh: --backend avx512|reference|amx" >&2; exit 2 ;; esac
+# The backends: the rows of kernels/backends.def.
+backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$root/kernels/backends.def" | tr '\n' ' ')
+case " $backends" in *" $backend "*) ;; *) echo "bench.sh: --backend, one of: $backends" >&2; exit 2 ;; esac
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release

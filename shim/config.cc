@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/emulated_gemm.h"
 #include "kernels/variants.h"
 #include "shim/hardware.h"
 #include "shim/messages.h"
@@ -57,6 +58,14 @@ std::string fp64_products_choices() {
     return one_of(choices, n);
 }
 
+// AMXBLAS_BACKEND: auto, or a backend of kernels/backends.def by name.
+std::string backend_choices() {
+    std::string choices[kernels::kBackendCount + 1] = {"auto"};
+    int n = 1;
+    for (kernels::Backend b : kernels::kAllBackends) choices[n++] = kernels::backend_name(b);
+    return one_of(choices, n);
+}
+
 }  // namespace
 
 Settings read_settings(EnvLookup env, int cores) {
@@ -85,12 +94,10 @@ Settings read_settings(EnvLookup env, int cores) {
         else warn_invalid("AMXBLAS_SHAPES", x, "accepted: square or any", "square");
     }
     if (const char* x = env("AMXBLAS_BACKEND")) {
+        kernels::Backend b;
         if (!std::strcmp(x, "auto")) s.backend = BackendChoice::automatic;
-        else if (!std::strcmp(x, "amx")) s.backend = BackendChoice::amx;
-        else if (!std::strcmp(x, "avx512")) s.backend = BackendChoice::avx512;
-        else if (!std::strcmp(x, "reference")) s.backend = BackendChoice::reference;
-        else warn_invalid("AMXBLAS_BACKEND", x, "accepted: auto, amx, avx512 or reference",
-                          "auto");
+        else if (kernels::parse_backend(x, &b)) s.backend = static_cast<BackendChoice>(static_cast<int>(b) + 1);
+        else warn_invalid("AMXBLAS_BACKEND", x, ("accepted: " + backend_choices()).c_str(), "auto");
     }
     const char* threads = env("AMXBLAS_NUM_THREADS");
     if (threads) {

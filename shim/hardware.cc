@@ -29,13 +29,10 @@ const Hardware& hardware() {
     static const Hardware hw = [] {
         Hardware h;
         // A backend counts only when it was built into this library and this CPU runs it.
-        auto usable = [](kernels::Backend b) {
-            return kernels::backend_built(b) && kernels::backend_runnable_on_cpu(b);
-        };
-        h.amx_cpu = usable(kernels::Backend::amx);
+        for (kernels::Backend b : kernels::kAllBackends)
+            h.set_runs(b, kernels::backend_built(b) && kernels::backend_runnable_on_cpu(b));
         h.amx_emulator = kernels::backend_built(kernels::Backend::amx) &&
                          amx_emulator_present();
-        h.avx512_bf16 = usable(kernels::Backend::avx512);
         h.cores = usable_cores();
         return h;
     }();

@@ -106,11 +106,7 @@ Options parse(int argc, char** argv) {
                 extra.push_back(s);
             }
         } else if (a == "--backend") {
-            const std::string b = value();
-            if (b == "avx512") o.backend = kernels::Backend::avx512;
-            else if (b == "reference") o.backend = kernels::Backend::reference;
-            else if (b == "amx") o.backend = kernels::Backend::amx;
-            else usage(2);
+            if (!kernels::parse_backend(value().c_str(), &o.backend)) usage(2);
         } else if (a == "--reps") o.reps = std::max(1, std::atoi(value().c_str()));
         else if (a == "--threads") o.threads = std::max(1, std::atoi(value().c_str()));
         else if (a == "--out") o.out = value();

@@ -43,14 +43,7 @@ constexpr int kSkipped = 77;
 inline Backend g_backend = Backend::reference;
 inline bool g_quick = false;
 
-inline bool parse_backend(const std::string& s, Backend* b) {
-    for (Backend c : {Backend::reference, Backend::avx512, Backend::amx})
-        if (s == amxblas::kernels::backend_name(c)) {
-            *b = c;
-            return true;
-        }
-    return false;
-}
+inline bool parse_backend(const std::string& s, Backend* b) { return amxblas::kernels::parse_backend(s.c_str(), b); }
 
 // Reads the backend and size options; returns 0 to go on, or the exit code to return.
 inline int setup(int argc, char** argv) {

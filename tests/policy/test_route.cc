@@ -40,8 +40,8 @@ Settings fp64_on() {
 
 Hardware amx_machine() {
     Hardware h;
-    h.amx_cpu = true;
-    h.avx512_bf16 = true;
+    h.set_runs(kernels::Backend::amx, true);
+    h.set_runs(kernels::Backend::avx512, true);
     h.cores = 8;
     return h;
 }
@@ -229,7 +229,7 @@ void backends(void**) {
     Hardware emulator = none;
     emulator.amx_emulator = true;
     Hardware bf16_only = none;
-    bf16_only.avx512_bf16 = true;
+    bf16_only.set_runs(kernels::Backend::avx512, true);
     Settings s = fp64_on();
     struct Case {
         BackendChoice choice;
@@ -294,7 +294,7 @@ void check_order(void**) {
             case 4: s.fp64_products = 6; break;
             case 5: c.m = c.n = c.k = c.lda = c.ldb = c.ldc = 200; break;
             case 6: s.min_n = 200; break;
-            case 7: none.amx_cpu = true; break;
+            case 7: none.set_runs(kernels::Backend::amx, true); break;
         }
     }
 }
