@@ -22,6 +22,7 @@
 #include "kernels/emulated_gemm.h"
 #include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
+#include "kernels/reasons.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -76,9 +77,9 @@ const char* guarded(F&& f) {
     try {
         return f();
     } catch (const std::bad_alloc&) {
-        return "memory:alloc-failed";
+        return reason::memory_alloc_failed;
     } catch (...) {
-        return "internal:exception";
+        return reason::internal_exception;
     }
 }
 
@@ -93,7 +94,7 @@ std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads) {
 }
 
 const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptions& opt) {
-    if (too_large(g.n, g.k)) return "memory:alloc-failed";
+    if (too_large(g.n, g.k)) return reason::memory_alloc_failed;
     return guarded([&] {
         return run_fp32_gemm(view_a(g), view_b(g), g.m, 2 * g.n, 2 * g.k, opt,
                              [&g](int i0, int j0, const float* acc) { write_complex_block(g, i0, j0, acc); });
@@ -101,7 +102,7 @@ const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptio
 }
 
 const char* prepare_zgemm(const GemmArgs<std::complex<double>>& g, const RunOptions& opt, PreparedDgemm* out) {
-    if (too_large(g.n, g.k)) return "memory:alloc-failed";
+    if (too_large(g.n, g.k)) return reason::memory_alloc_failed;
     // The writer keeps its own copy of the arguments: it runs in compute_dgemm. A failed
     // prepare leaves no state behind (prepare_fp64_gemm sets it only on success).
     return guarded([&] {

@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "kernels/backend.h"
+#include "kernels/reasons.h"
 #include "kernels/emulated_gemm.h"
 #include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
@@ -88,8 +89,8 @@ char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, Pa
 }
 
 const char* check_backend(const RunOptions& opt) {
-    if (!backend_built(opt.backend)) return "backend:not-built";
-    if (!backend_usable(opt.backend, opt.amx_emulator)) return "backend:not-runnable";
+    if (!backend_built(opt.backend)) return reason::backend_not_built;
+    if (!backend_usable(opt.backend, opt.amx_emulator)) return reason::backend_not_runnable;
     return nullptr;
 }
 
@@ -327,7 +328,7 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     out->state.reset();
     if (const char* why = check_backend(opt)) return why;
     Fp64Product sched[kMaxFp64Products];
-    if (fp64_schedule(opt.fp64_products, sched) == 0) return "config:fp64-products";
+    if (fp64_schedule(opt.fp64_products, sched) == 0) return reason::config_fp64_products;
     auto st = std::make_unique<PreparedDgemm::State>();
     st->m = m;
     st->n = n;
@@ -362,10 +363,10 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
 namespace {
 
 const char* dgemm_compute(PreparedDgemm* p, int products) {
-    if (!p || !p->state) return "config:fp64-products";
+    if (!p || !p->state) return reason::config_fp64_products;
     Fp64Product sched[kMaxFp64Products];
     const int np = fp64_schedule(products, sched);
-    if (np == 0) return "config:fp64-products";
+    if (np == 0) return reason::config_fp64_products;
     PreparedDgemm::State& st = *p->state;
     const double t1 = now_s();
     ReconClock recon;
@@ -400,9 +401,9 @@ const char* guarded(Fn&& fn) {
     try {
         return fn();
     } catch (const std::bad_alloc&) {
-        return "memory:alloc-failed";
+        return reason::memory_alloc_failed;
     } catch (...) {
-        return "internal:exception";
+        return reason::internal_exception;
     }
 }
 

@@ -2,6 +2,7 @@
 // already in the packed order (with zeros past the matrix edge); the split then runs over that
 // contiguous tile and writes every slice straight into its packed buffer.
 #include "kernels/pack.h"
+#include "kernels/reasons.h"
 
 #include <emmintrin.h>
 #include <unistd.h>
@@ -211,10 +212,10 @@ const char* pack_fp64(const OperandView<double>& x, const Fp64Scales& sc, const 
     if (resid_max) std::copy(mx, mx + kFp64Slices, resid_max);
     switch (static_cast<SliceStatus>(worst)) {
         case SliceStatus::ok: return nullptr;
-        case SliceStatus::subnormal: return "domain:slice-subnormal";
-        case SliceStatus::overflow: return "domain:slice-overflow";
+        case SliceStatus::subnormal: return reason::domain_slice_subnormal;
+        case SliceStatus::overflow: return reason::domain_slice_overflow;
     }
-    return "domain:slice-subnormal";
+    return reason::domain_slice_subnormal;
 }
 
 }  // namespace
@@ -276,7 +277,7 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
             mx = std::max(mx, pp.mx);
             nonfinite = nonfinite || pp.nonfinite;
         }
-        if (nonfinite) return "domain:nonfinite";
+        if (nonfinite) return reason::domain_nonfinite;
         if (mx == 0) break;  // the residual is zero: this and all later slices are zero
         sc->sigma[r] = ozaki_sigma(mx);
         sc->active = r + 1;

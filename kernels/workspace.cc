@@ -1,5 +1,6 @@
 // The workspace pool (workspace.h says what it keeps and why).
 #include "kernels/workspace.h"
+#include "kernels/reasons.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ void* allocate(std::size_t bytes) {
 }  // namespace
 
 const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* out) {
-    if (cap != 0 && bytes > cap) return "memory:workspace-cap";
+    if (cap != 0 && bytes > cap) return reason::memory_workspace_cap;
     if (bytes == 0) bytes = 1;
     const std::size_t want = rounded(bytes);
     Pool& pl = pool();
@@ -110,7 +111,7 @@ const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* 
         ++pl.fresh;
     }
     void* p = allocate(want);
-    if (!p) return "memory:alloc-failed";
+    if (!p) return reason::memory_alloc_failed;
     out->p_ = p;
     out->capacity_ = want;
     out->retain_ = cap != 0 ? cap : kDefaultRetainBytes;

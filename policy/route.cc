@@ -153,43 +153,9 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     return d;
 }
 
-namespace {
-
-constexpr ReasonEntry kReasons[] = {
-    {reason::args_invalid, ReasonKind::forward},
-    {reason::size_empty, ReasonKind::forward},
-    {reason::size_too_large, ReasonKind::forward},
-    {reason::size_k_zero, ReasonKind::beta_scale},
-    {reason::alpha_zero, ReasonKind::beta_scale},
-    {reason::fp32_disabled, ReasonKind::forward},
-    {reason::fp64_disabled, ReasonKind::forward},
-    {reason::shape_not_square, ReasonKind::forward},
-    {reason::size_below_min_n, ReasonKind::forward},
-    {reason::backend_no_amx, ReasonKind::forward},
-    {reason::backend_no_avx512_bf16, ReasonKind::forward},
-    {reason::domain_nonfinite_scalar, ReasonKind::forward},
-    {reason::domain_nonfinite, ReasonKind::forward},
-    {reason::domain_subnormal, ReasonKind::forward},
-    {reason::domain_too_large, ReasonKind::forward},
-    {reason::domain_too_small, ReasonKind::forward},
-    {reason::domain_slice_subnormal, ReasonKind::forward},
-    {reason::domain_overflow_risk, ReasonKind::forward},
-    {reason::domain_underflow_risk, ReasonKind::forward},
-    {reason::backend_not_built, ReasonKind::forward},
-    {reason::backend_not_runnable, ReasonKind::forward},
-    {reason::domain_slice_overflow, ReasonKind::forward},
-    {reason::memory_workspace_cap, ReasonKind::forward},
-    {reason::memory_alloc_failed, ReasonKind::forward},
-    {reason::threads_above_cores, ReasonKind::note},
-    {reason::threads_in_parallel_region, ReasonKind::note},
-    {reason::threads_concurrent_calls, ReasonKind::note},
-};
-
-}  // namespace
-
 const ReasonEntry* all_reasons(std::size_t* count) {
-    *count = sizeof kReasons / sizeof kReasons[0];
-    return kReasons;
+    *count = sizeof kAllReasons / sizeof kAllReasons[0];
+    return kAllReasons;
 }
 
 }  // namespace amxblas
