@@ -23,7 +23,7 @@ struct Settings {
     bool fp32 = true;            // AMXBLAS_FP32: route eligible SGEMM calls
     int fp64_products = 0;       // AMXBLAS_FP64_PRODUCTS: 0 (no DGEMM routed), 6, 10, 15, 21
     // AMXBLAS_MIN_N: smallest M, N and K that are routed. 256 is the paper's smallest measured
-    // order, where AMX-FP32 was 2.56x SGEMM (TABLE4.md); below one 256x256x256 block the
+    // order, where AMX-FP32 was 2.56x SGEMM (the paper's Figure 7); below one 256x256x256 block the
     // split/pack overhead is not amortised.
     int min_n = 256;
     ShapeRule shapes = ShapeRule::square;             // AMXBLAS_SHAPES

@@ -3,7 +3,7 @@
 # accuracy on three input classes; split + pack against memcpy; the micro-kernel against the
 # VDPBF16PS peak; the interposer's cost on forwarded calls; AMX tile counts under the trap
 # harness and the whole-call AMX model built on them; the first routed call of a process against
-# a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. Issues 7 and 12; tests/bench/.
+# a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. The driver: tests/bench/.
 #
 #   scripts/bench.sh [--quick] [--sweep] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
 #                    [--backend avx512|reference|amx] [--reps R] [--out DIR]

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 scripts/setup-deps.sh cmake make g++ gcc libopenblas-dev libcmocka-dev gfortran libblas-dev python3
 
 echo "== building (cmake -S . -B build)"
-cmake -S . -B build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
 
 demo=build/demo

@@ -1,4 +1,4 @@
-// Table 4 of the paper (TABLE4.md) and the measurement behind kernels_accuracy_test and
+// Table 4 of the paper (Cui and Liu, arXiv:2609.04663) and the measurement behind kernels_accuracy_test and
 // kernels_accuracy_table: square uniform [-1, 1] inputs, alpha = 1, beta = 0, OpenBLAS as Cref.
 #pragma once
 

@@ -44,7 +44,7 @@ double tolerance(const Problem<T>& p, const std::vector<double>& ab, std::size_t
     if constexpr (sizeof(T) == 4) {
         return 0x1p-23 * (k + 8) * (alpha * ab[idx] + beta_c);
     } else {
-        const int d = products == 6 ? 3 : products == 10 ? 4 : products == 15 ? 5 : 6;
+        const int d = fp64_variant(products)->depth;
         const double tail = std::ldexp(32.0, -9 * d) + 0x1p-50;
         return alpha * k * maxa * maxb * tail + 0x1p-50 * (k + 4) * (alpha * ab[idx] + beta_c);
     }
@@ -96,7 +96,7 @@ void shapes_test() {
         const int m = kSizes[i], n = kSizes[(i + 4) % kNumSizes], k = kSizes[(i + 7) % kNumSizes];
         for (const auto& t : kTrans) {
             const auto& ab = kAlphaBeta[q % 6];
-            const int products = kProducts[q % 4];
+            const int products = kProducts[q % (sizeof kProducts / sizeof kProducts[0])];
             ++q;
             Problem<T> p = make_problem<T>(t[0], t[1], m, n, k, T(ab[0]), T(ab[1]), 100 + q);
             check_against_blas(p, products, 1 + q % 2);

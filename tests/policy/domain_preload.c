@@ -123,7 +123,7 @@ static void dgemm_case(const char* name, int bad_at, double bad, double alpha,
             const double e = fabs(c[i] - r[i]);
             if (!(e <= worst)) worst = e;
         }
-        /* |A||B| <= N per entry; FP64-21 is about 1e-15 relative to it (TABLE4.md). */
+        /* |A||B| <= N per entry; FP64-21 is about 1e-15 relative to it (the paper's Table 4). */
         if (!(worst <= 1e-12)) {
             printf("FAIL %s: routed, max |C - C_openblas| = %.3g\n", name, worst);
             ok = 0;
