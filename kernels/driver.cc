@@ -1,4 +1,5 @@
-// The blocked driver (paper Sections 6.1-6.3) and the entry points.
+// The blocked driver (paper Sections 6.1-6.3, kernels/macro_kernel.h) and the SGEMM and DGEMM
+// entry points (CGEMM and ZGEMM: complex_gemm.cc, on the same macro-kernel).
 //
 //   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
@@ -6,7 +7,7 @@
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
 //         FP64: for each product (i, j), i + j < d, in index-sum order:
 //               one product -> tile; block accumulator (FP64) += widen(tile)
-//     C := alpha * accumulator + beta * C   (beta == 0: C is not read)
+//     the caller's writer: C := alpha * accumulator + beta * C   (beta == 0: C is not read)
 //
 // One macro-kernel (run_blocks) walks the blocks, panels and tiles for both precisions; the
 // per-precision step (Fp32Step, Fp64Step) says what one micro-tile of one panel adds to the
@@ -30,6 +31,7 @@
 #include "kernels/backend.h"
 #include "kernels/reasons.h"
 #include "kernels/emulated_gemm.h"
+#include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
 #include "kernels/reconstruct.h"
 #include "kernels/thread_pool.h"
@@ -166,10 +168,10 @@ void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroK
     run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
 }
 
-// The macro-kernel of both precisions, on for_each_block's threads. Per block,
-// Step::begin_block prepares the accumulator's rows x cols valid part; per panel and
-// micro-tile, Step::tile adds that panel's contribution (or, on the first panel, may store
-// it); then the block goes to C.
+// The macro-kernel of both precisions, on for_each_block's threads, for op(A) (m x k) times
+// op(B) (k x n). Per block, Step::begin_block prepares the accumulator's rows x cols valid
+// part; per panel and micro-tile, Step::tile adds that panel's contribution (or, on the first
+// panel, may store it); then the block goes to the caller's writer.
 //   struct Step {
 //       using Acc = ...;  // float or double, the type of the block accumulator and of C
 //       void begin_block(Acc* acc, int rows, int cols) const;
@@ -177,10 +179,10 @@ void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroK
 //                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN
 //   };
 template <typename Step>
-void run_blocks(const GemmArgs<typename Step::Acc>& g, const Step& step, const MicroKernels& mk, char* scratch,
-                int threads) {
+void run_blocks(int m, int n, int k, const Step& step, const MicroKernels& mk, char* scratch, int threads,
+                const BlockWriter<typename Step::Acc>& write) {
     using Acc = typename Step::Acc;
-    const Blocking bl(g.m, g.n, g.k);
+    const Blocking bl(m, n, k);
     for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
         const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
         const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
@@ -193,7 +195,7 @@ void run_blocks(const GemmArgs<typename Step::Acc>& g, const Step& step, const M
                     step.tile(mk, kb, ns, pi, pj, s0, acc + ti * kTile * kBlockN + tj * kTile, tile);
                 }
         }
-        write_block(g, ib * kBlockM, jb * kBlockN, acc);
+        write(ib * kBlockM, jb * kBlockN, acc);
     });
 }
 
@@ -271,39 +273,43 @@ Fp64SplitFacts split_facts(const Fp64Scales& sc) {
     return f;
 }
 
-const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+}  // namespace
+
+const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>& vb, int m, int n, int k,
+                          const RunOptions& opt, const BlockWriter<float>& write) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
     WorkspaceLease ws;
-    if (const char* why = lease_workspace(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    if (const char* why = lease_workspace(sgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
-    pa.stream = pb.stream = component_bytes(g.m, g.n, g.k, kFp32Slices) > streaming_threshold_bytes();
+    char* scratch = lay_out(static_cast<char*>(ws.data()), m, n, k, kFp32Slices, &pa, &pb);
+    pa.stream = pb.stream = component_bytes(m, n, k, kFp32Slices) > streaming_threshold_bytes();
 
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
-    pack_a_fp32({normalise_trans(g.transa), g.m, g.k, g.a, g.lda}, pa, sk, threads);
-    pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
+    pack_a_fp32(va, pa, sk, threads);
+    pack_b_fp32(vb, pb, sk, threads);
     const double t1 = now_s();
 
     ReconClock recon;
     recon.on = opt.times != nullptr;
-    run_blocks(g, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, microkernels_for(opt.backend), scratch, threads);
+    run_blocks(m, n, k, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, microkernels_for(opt.backend), scratch, threads,
+               write);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
-        const Blocking bl(g.m, g.n, g.k);
+        const Blocking bl(m, n, k);
         opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
 }
 
-}  // namespace
-
-// Everything a prepared DGEMM carries from prepare_dgemm to compute_dgemm.
+// Everything a prepared DGEMM (or ZGEMM) carries from its prepare to compute_dgemm: the real
+// GEMM's sizes and the writer that puts its blocks into the caller's C.
 struct PreparedDgemm::State {
-    GemmArgs<double> g{};
+    int m = 0, n = 0, k = 0;
+    BlockWriter<double> write;
     RunOptions opt;
     int threads = 1;
     WorkspaceLease ws;
@@ -317,15 +323,17 @@ PreparedDgemm::~PreparedDgemm() = default;
 PreparedDgemm::PreparedDgemm(PreparedDgemm&&) noexcept = default;
 PreparedDgemm& PreparedDgemm::operator=(PreparedDgemm&&) noexcept = default;
 
-namespace {
-
-const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {
+const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<double>& vb, int m, int n, int k,
+                              const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out) {
     out->state.reset();
     if (const char* why = check_backend(opt)) return why;
     Fp64Product sched[kMaxFp64Products];
     if (fp64_schedule(opt.fp64_products, sched) == 0) return reason::config_fp64_products;
     auto st = std::make_unique<PreparedDgemm::State>();
-    st->g = g;
+    st->m = m;
+    st->n = n;
+    st->k = k;
+    st->write = std::move(write);
     st->opt = opt;
     st->threads = clamp_threads(opt.threads);
     const int threads = st->threads;
@@ -333,15 +341,13 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     // The first scales need no workspace: nonfinite input fails before any allocation.
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
-    const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
-    const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
     Fp64Scales sa, sb;
     if (const char* why = fp64_first_scale(va, sk, threads, &sa)) return why;
     if (const char* why = fp64_first_scale(vb, sk, threads, &sb)) return why;
 
-    if (const char* why = lease_workspace(dgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &st->ws))
+    if (const char* why = lease_workspace(dgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &st->ws))
         return why;
-    st->scratch = lay_out(static_cast<char*>(st->ws.data()), g.m, g.n, g.k, kFp64Slices, &st->pa, &st->pb);
+    st->scratch = lay_out(static_cast<char*>(st->ws.data()), m, n, k, kFp64Slices, &st->pa, &st->pb);
     if (const char* why = split_pack_a_fp64(va, &sa, st->pa, sk, threads)) return why;
     if (const char* why = split_pack_b_fp64(vb, &sb, st->pb, sk, threads)) return why;
     // The pre-scan bounds the slice exponents from above (v(r) <= v(0) - 9r); a residual that
@@ -354,6 +360,8 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     return nullptr;
 }
 
+namespace {
+
 const char* dgemm_compute(PreparedDgemm* p, int products) {
     if (!p || !p->state) return reason::config_fp64_products;
     Fp64Product sched[kMaxFp64Products];
@@ -363,12 +371,12 @@ const char* dgemm_compute(PreparedDgemm* p, int products) {
     const double t1 = now_s();
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
-    run_blocks(st.g, Fp64Step{st.pa, st.pb, sched, np, reconstruct_kernels(), &recon}, microkernels_for(st.opt.backend),
-               st.scratch, st.threads);
+    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, sched, np, reconstruct_kernels(), &recon}, microkernels_for(st.opt.backend),
+               st.scratch, st.threads, st.write);
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
         st.opt.times->compute_s = now_s() - t1;
-        const Blocking bl(st.g.m, st.g.n, st.g.k);
+        const Blocking bl(st.m, st.n, st.k);
         st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
@@ -401,12 +409,21 @@ const char* guarded(Fn&& fn) {
 
 }  // namespace
 
-const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
-    return guarded([&] { return sgemm(args, opt); });
+const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+    return guarded([&] {
+        return run_fp32_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                             {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                             [&g](int i0, int j0, const float* acc) { write_block(g, i0, j0, acc); });
+    });
 }
 
-const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out) {
-    const char* why = guarded([&] { return dgemm_prepare(args, opt, out); });
+const char* prepare_dgemm(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {
+    // The writer keeps its own copy of the arguments: it runs in compute_dgemm.
+    const char* why = guarded([&] {
+        return prepare_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                                 {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                                 [g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); }, out);
+    });
     if (why) out->state.reset();  // a failed prepare frees its workspace at once
     return why;
 }

@@ -21,6 +21,7 @@
 #include "policy/domain.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "kernels/variants.h"
@@ -43,6 +44,11 @@ int panel_terms_log2(int k) { return ceil_log2(std::max(1, std::min(k, kPanelK))
 int last_possible_slice(const OperandSummary& s) {
     return std::min(5, (s.max_exponent() - s.lowbit_exponent()) / 9);
 }
+
+// The depth 2K of the real GEMM a complex one becomes. The rules use K only through
+// min(K, 256) and max|A| * max|B| * K, so the clamp at INT_MAX changes no decision that
+// matters (such a call cannot be allocated; the kernels forward it).
+int complex_depth(int k) { return static_cast<int>(std::min<long>(2L * k, INT_MAX)); }
 
 }  // namespace
 
@@ -125,6 +131,29 @@ const char* check_dgemm_domain(const kernels::GemmArgs<double>& g, int products,
     if (s.a.nonfinite) return reason::domain_nonfinite;
     s.b = scan_fp64_operand(g.transb, g.k, g.n, g.b, g.ldb);
     return fp64_domain_rule(s.a, s.b, products, g.k);
+}
+
+const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& g, DomainScan* scan) {
+    if (const char* why = check_gemm_scalars(g.alpha.real(), g.alpha.imag())) return why;
+    if (const char* why = check_gemm_scalars(g.beta.real(), g.beta.imag())) return why;
+    DomainScan local;
+    DomainScan& s = scan ? *scan : local;
+    s.a = scan_fp32_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const float*>(g.a), g.lda);
+    if (s.a.nonfinite) return reason::domain_nonfinite;
+    s.b = scan_fp32_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const float*>(g.b), g.ldb);
+    return fp32_domain_rule(s.a, s.b, complex_depth(g.k));
+}
+
+const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, int products,
+                               DomainScan* scan) {
+    if (const char* why = check_gemm_scalars(g.alpha.real(), g.alpha.imag())) return why;
+    if (const char* why = check_gemm_scalars(g.beta.real(), g.beta.imag())) return why;
+    DomainScan local;
+    DomainScan& s = scan ? *scan : local;
+    s.a = scan_fp64_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const double*>(g.a), g.lda);
+    if (s.a.nonfinite) return reason::domain_nonfinite;
+    s.b = scan_fp64_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const double*>(g.b), g.ldb);
+    return fp64_domain_rule(s.a, s.b, products, complex_depth(g.k));
 }
 
 }  // namespace amxblas

@@ -58,6 +58,8 @@
 //                                                               else domain:underflow-risk
 #pragma once
 
+#include <complex>
+
 #include "kernels/gemm_types.h"
 #include "policy/domain_scan.h"
 
@@ -77,6 +79,15 @@ struct DomainScan {
 const char* check_sgemm_domain(const kernels::GemmArgs<float>& args, DomainScan* scan = nullptr);
 // products: 6, 10, 15 or 21 (the route's retained component products).
 const char* check_dgemm_domain(const kernels::GemmArgs<double>& args, int products,
+                               DomainScan* scan = nullptr);
+
+// CGEMM and ZGEMM: the kernels compute a complex product as one real GEMM whose entries are
+// the real and imaginary parts of op(A) and op(B) (some negated) and whose depth is 2K
+// (kernels/complex_gemm.cc), so the FP32 and FP64 rules above apply to those parts, with
+// 2K for K, and rule 1 to the real and imaginary parts of alpha and beta.
+const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& args,
+                               DomainScan* scan = nullptr);
+const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& args, int products,
                                DomainScan* scan = nullptr);
 
 // The rules above on precomputed summaries (pure; what check_*_domain apply after the scan).

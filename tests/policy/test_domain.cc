@@ -1,5 +1,6 @@
 // The domain rules of policy/domain.h at their boundaries, the scan (portable and AVX-512
 // agree), and the facts the FP64 rules rest on, checked against a model of the kernels' split.
+#include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
