@@ -82,5 +82,16 @@ int main(void) {
     zgemm_64_("N", "C", &m, &n, &k, &alz, az, &lda, bz, &ldb, &bez, cz, &ldc, 1, 1);
     check(memcmp(cz, wz, sizeof(double complex) * ldc * n) == 0, "zgemm_64_");
     printf("%d passed, %d failed\n", passed, failed);
+    free(a);
+    free(b);
+    free(want);
+    free(c);
+    free(af);
+    free(bf);
+    free(cf);
+    free(az);
+    free(bz);
+    free(cz);
+    free(wz);
     return failed ? 1 : 0;
 }
