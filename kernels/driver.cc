@@ -1,4 +1,5 @@
-// The blocked driver (paper Sections 6.1-6.3) and the entry points.
+// The blocked driver (paper Sections 6.1-6.3, kernels/macro_kernel.h) and the SGEMM and DGEMM
+// entry points (CGEMM and ZGEMM: complex_gemm.cc, on the same macro-kernel).
 //
 //   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
@@ -6,8 +7,8 @@
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
 //         FP64: for each product (i, j), i + j < d, smallest first (index sum descending):
 //               one product -> tile; block accumulator (FP64) += widen(tile) * 2^(vA_i + vB_j)
-//     C := alpha * accumulator + beta * C   (FP64: accumulator * 2^(e_i + f_j) first;
-//                                            beta == 0: C is not read)
+//     FP64: accumulator *= 2^(e_i + f_j) (Step::finish); then the caller's writer:
+//     C := alpha * accumulator + beta * C   (beta == 0: C is not read)
 //
 // One macro-kernel (run_blocks) walks the blocks, panels and tiles for both precisions; the
 // per-precision step (Fp32Step, Fp64Step) says what one micro-tile of one panel adds to the
@@ -37,6 +38,7 @@
 #include "kernels/backend.h"
 #include "kernels/reasons.h"
 #include "kernels/emulated_gemm.h"
+#include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
 #include "kernels/reconstruct.h"
 #include "kernels/thread_pool.h"
@@ -173,22 +175,23 @@ void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroK
     run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
 }
 
-// The macro-kernel of both precisions, on for_each_block's threads. Per block,
-// Step::begin_block prepares the accumulator's rows x cols valid part; per panel and
-// micro-tile, Step::tile adds that panel's contribution (or, on the first panel, may store
-// it); then Step::write sends the block to C (or wherever the step keeps its result).
+// The macro-kernel of both precisions, on for_each_block's threads, for op(A) (m x k) times
+// op(B) (k x n). Per block, Step::begin_block prepares the accumulator's rows x cols valid
+// part; per panel and micro-tile, Step::tile adds that panel's contribution (or, on the first
+// panel, may store it); Step::finish may rescale the
+// block's valid part, and the block goes to the caller's writer.
 //   struct Step {
 //       using Acc = ...;  // float or double, the type of the block accumulator and of C
 //       void begin_block(Acc* acc, int rows, int cols) const;
 //       void tile(const MicroKernels& mk, int panel, int ksteps, int pi, int pj, int s0,
 //                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN
-//       void write(const GemmArgs<Acc>& g, int i0, int j0, const Acc* acc) const;
+//       void finish(int i0, int j0, Acc* acc, int rows, int cols) const;  // before the writer
 //   };
 template <typename Step>
-void run_blocks(const GemmArgs<typename Step::Acc>& g, const Step& step, const MicroKernels& mk, char* scratch,
-                int threads) {
+void run_blocks(int m, int n, int k, const Step& step, const MicroKernels& mk, char* scratch, int threads,
+                const BlockWriter<typename Step::Acc>& write) {
     using Acc = typename Step::Acc;
-    const Blocking bl(g.m, g.n, g.k);
+    const Blocking bl(m, n, k);
     for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
         const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
         const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
@@ -201,7 +204,8 @@ void run_blocks(const GemmArgs<typename Step::Acc>& g, const Step& step, const M
                     step.tile(mk, kb, ns, pi, pj, s0, acc + ti * kTile * kBlockN + tj * kTile, tile);
                 }
         }
-        step.write(g, ib * kBlockM, jb * kBlockN, acc);
+        step.finish(ib * kBlockM, jb * kBlockN, acc, std::min(kBlockM, m - ib * kBlockM), std::min(kBlockN, n - jb * kBlockN));
+        write(ib * kBlockM, jb * kBlockN, acc);
     });
 }
 
@@ -227,7 +231,7 @@ struct Fp32Step {
         mk.fp32_chain(ns, p, tile, kTile);
         recon->time([&] { rk.add_fp32(tile, dst, kBlockN); });
     }
-    void write(const GemmArgs<float>& g, int i0, int j0, const float* acc) const { write_block(g, i0, j0, acc); }
+    void finish(int, int, float*, int, int) const {}
 };
 
 struct Fp64Product {
@@ -260,9 +264,9 @@ inline double scale_pow2(double x, int e) {
 
 // FP64: each live product per micro-tile and panel, widened, multiplied by its exact factor
 // 2^(v_A(i) + v_B(j)) and added to an FP64 accumulator that starts at zero, in schedule order;
-// up to kWidenBatch product tiles are formed before they are added. The block goes to
-// C as alpha * acc * 2^(e_i + f_j) + beta * C (row_exps non-null), or as it is into lower
-// (m x n, ld m: the certificate's lower-bound product).
+// up to kWidenBatch product tiles are formed before they are added. With row_exps non-null
+// finish scales the block by 2^(e_i + f_j) before the caller's writer sends it to C; the
+// certificate's lower-bound product leaves it as it is.
 struct Fp64Step {
     using Acc = double;
     const PackedOperand& pa;
@@ -272,7 +276,6 @@ struct Fp64Step {
     int live;
     const int* row_exps;
     const int* col_exps;
-    double* lower;
     ReconClock* recon;
     void begin_block(double* acc, int rows, int cols) const {
         for (int r = 0; r < rows; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * cols);
@@ -293,22 +296,12 @@ struct Fp64Step {
             });
         }
     }
-    void write(const GemmArgs<double>& g, int i0, int j0, const double* acc) const {
-        const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
-        for (int j = 0; j < cols; ++j) {
-            if (lower) {
-                for (int i = 0; i < rows; ++i) lower[i0 + i + std::size_t(j0 + j) * g.m] = acc[i * kBlockN + j];
-                continue;
-            }
-            double* c = g.c + i0 + std::size_t(j0 + j) * g.ldc;
-            const int f = col_exps[j0 + j];
-            if (g.beta == 0.0) {
-                for (int i = 0; i < rows; ++i) c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f);
-            } else {
-                for (int i = 0; i < rows; ++i)
-                    c[i] = g.alpha * scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + f) + g.beta * c[i];
-            }
-        }
+    // acc := acc * 2^(e_i + f_j), rounded once: the writer's alpha * acc + beta * C is then
+    // alpha * ldexp(acc, e_i + f_j) + beta * C.
+    void finish(int i0, int j0, double* acc, int rows, int cols) const {
+        if (!row_exps) return;
+        for (int i = 0; i < rows; ++i)
+            for (int j = 0; j < cols; ++j) acc[i * kBlockN + j] = scale_pow2(acc[i * kBlockN + j], row_exps[i0 + i] + col_exps[j0 + j]);
     }
 };
 
@@ -348,39 +341,43 @@ void abs_slice(const PackedOperand& src, bf16_t* dst) {
     for (std::size_t q = 0; q < elems; ++q) dst[q] = src.slice[0][q] & 0x7FFF;
 }
 
-const char* sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+}  // namespace
+
+const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>& vb, int m, int n, int k,
+                          const RunOptions& opt, const BlockWriter<float>& write) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
     WorkspaceLease ws;
-    if (const char* why = lease_workspace(sgemm_workspace_bytes(g.m, g.n, g.k, threads), opt.workspace_cap_bytes, &ws))
+    if (const char* why = lease_workspace(sgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.data()), g.m, g.n, g.k, kFp32Slices, &pa, &pb);
-    pa.stream = pb.stream = component_bytes(g.m, g.n, g.k, kFp32Slices) > streaming_threshold_bytes();
+    char* scratch = lay_out(static_cast<char*>(ws.data()), m, n, k, kFp32Slices, &pa, &pb);
+    pa.stream = pb.stream = component_bytes(m, n, k, kFp32Slices) > streaming_threshold_bytes();
 
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
-    pack_a_fp32({normalise_trans(g.transa), g.m, g.k, g.a, g.lda}, pa, sk, threads);
-    pack_b_fp32({normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, pb, sk, threads);
+    pack_a_fp32(va, pa, sk, threads);
+    pack_b_fp32(vb, pb, sk, threads);
     const double t1 = now_s();
 
     ReconClock recon;
     recon.on = opt.times != nullptr;
-    run_blocks(g, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, microkernels_for(opt.backend), scratch, threads);
+    run_blocks(m, n, k, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, microkernels_for(opt.backend), scratch, threads,
+               write);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
-        const Blocking bl(g.m, g.n, g.k);
+        const Blocking bl(m, n, k);
         opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
 }
 
-}  // namespace
-
-// Everything a prepared DGEMM carries from prepare_dgemm to compute_dgemm.
+// Everything a prepared DGEMM (or ZGEMM) carries from its prepare to compute_dgemm: the real
+// GEMM's sizes and the writer that puts its blocks into the caller's C.
 struct PreparedDgemm::State {
-    GemmArgs<double> g{};
+    int m = 0, n = 0, k = 0;
+    BlockWriter<double> write;
     RunOptions opt;
     int threads = 1;
     WorkspaceLease ws;
@@ -391,6 +388,8 @@ struct PreparedDgemm::State {
     std::vector<int> row_exps, col_exps;
     std::vector<unsigned char> row_zero, col_zero;  // auto
     std::vector<double> norms_a, norms_b;           // auto
+    bool is_dgemm = false;  // set by prepare_dgemm: the repairs need the real arguments
+    GemmArgs<double> g{};
 };
 
 PreparedDgemm::PreparedDgemm() = default;
@@ -398,12 +397,8 @@ PreparedDgemm::~PreparedDgemm() = default;
 PreparedDgemm::PreparedDgemm(PreparedDgemm&&) noexcept = default;
 PreparedDgemm& PreparedDgemm::operator=(PreparedDgemm&&) noexcept = default;
 
-namespace {
-
-OperandView<double> view_a(const GemmArgs<double>& g) { return {normalise_trans(g.transa), g.m, g.k, g.a, g.lda}; }
-OperandView<double> view_b(const GemmArgs<double>& g) { return {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}; }
-
-const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {
+const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<double>& vb, int m, int n, int k,
+                              const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out) {
     out->state.reset();
     out->lower = nullptr;
     if (const char* why = check_backend(opt)) return why;
@@ -411,7 +406,10 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     const int slices = automatic ? kFp64Slices : fp64_depth(opt.fp64_products);
     if (slices == 0) return reason::config_fp64_products;
     auto st = std::make_unique<PreparedDgemm::State>();
-    st->g = g;
+    st->m = m;
+    st->n = n;
+    st->k = k;
+    st->write = std::move(write);
     st->opt = opt;
     st->threads = clamp_threads(opt.threads);
     const int threads = st->threads;
@@ -419,12 +417,11 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     // The exponent scans need no workspace: nonfinite input fails before any allocation.
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
-    const OperandView<double> va = view_a(g), vb = view_b(g);
-    st->row_exps.resize(std::size_t(g.m));
-    st->col_exps.resize(std::size_t(g.n));
+    st->row_exps.resize(std::size_t(m));
+    st->col_exps.resize(std::size_t(n));
     if (automatic) {
-        st->row_zero.resize(std::size_t(g.m));
-        st->col_zero.resize(std::size_t(g.n));
+        st->row_zero.resize(std::size_t(m));
+        st->col_zero.resize(std::size_t(n));
     }
     bool a_nonzero = false, b_nonzero = false;
     if (const char* why = fp64_outer_exponents(va, true, threads, st->row_exps.data(), &a_nonzero,
@@ -434,13 +431,13 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
                                                automatic ? st->col_zero.data() : nullptr))
         return why;
 
-    const std::size_t bytes = automatic ? dgemm_auto_workspace_bytes(g.m, g.n, g.k, threads)
-                                        : dgemm_workspace_bytes(g.m, g.n, g.k, threads, opt.fp64_products);
+    const std::size_t bytes = automatic ? dgemm_auto_workspace_bytes(m, n, k, threads)
+                                        : dgemm_workspace_bytes(m, n, k, threads, opt.fp64_products);
     if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return why;
-    st->scratch = lay_out(static_cast<char*>(st->ws.data()), g.m, g.n, g.k, slices, &st->pa, &st->pb);
+    st->scratch = lay_out(static_cast<char*>(st->ws.data()), m, n, k, slices, &st->pa, &st->pb);
     if (automatic) {
-        st->norms_a.resize(std::size_t(slices) * g.m);
-        st->norms_b.resize(std::size_t(slices) * g.n);
+        st->norms_a.resize(std::size_t(slices) * m);
+        st->norms_b.resize(std::size_t(slices) * n);
         st->sa.norms = st->norms_a.data();
         st->sb.norms = st->norms_b.data();
     }
@@ -448,15 +445,15 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
         return why;
     if (const char* why = split_pack_b_fp64(vb, st->col_exps.data(), b_nonzero, &st->sb, st->pb, sk, threads))
         return why;
-    out->a = split_facts(st->sa, g.m, automatic ? st->row_zero.data() : nullptr);
-    out->b = split_facts(st->sb, g.n, automatic ? st->col_zero.data() : nullptr);
+    out->a = split_facts(st->sa, m, automatic ? st->row_zero.data() : nullptr);
+    out->b = split_facts(st->sb, n, automatic ? st->col_zero.data() : nullptr);
     st->split_pack_s = now_s() - t0;
 
     if (automatic) {
         // The certificate's lower bound of |A||B|: one BF16 product of |Z_0^A| and |Z_0^B|,
         // exact per panel like every other product, summed over the panels in FP64.
-        const std::size_t sa_bytes = align_up(packed_slice_elems(g.m, g.k) * sizeof(bf16_t));
-        const std::size_t sb_bytes = align_up(packed_slice_elems(g.n, g.k) * sizeof(bf16_t));
+        const std::size_t sa_bytes = align_up(packed_slice_elems(m, k) * sizeof(bf16_t));
+        const std::size_t sb_bytes = align_up(packed_slice_elems(n, k) * sizeof(bf16_t));
         char* extra = st->scratch + std::size_t(threads) * thread_scratch_bytes<double>();
         PackedOperand abs_a = st->pa, abs_b = st->pb;
         abs_a.slice[0] = reinterpret_cast<bf16_t*>(extra);
@@ -469,10 +466,14 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
             const Fp64Product first[1] = {{0, 0}};
             const double one[1] = {1.0};
             ReconClock no_clock;
-            run_blocks(g, Fp64Step{abs_a, abs_b, first, one, 1, nullptr, nullptr, lower, &no_clock},
-                       microkernels_for(opt.backend), st->scratch, threads);
+            run_blocks(m, n, k, Fp64Step{abs_a, abs_b, first, one, 1, nullptr, nullptr, &no_clock},
+                       microkernels_for(opt.backend), st->scratch, threads, [lower, m, n](int i0, int j0, const double* acc) {
+                           const int rows = std::min(kBlockM, m - i0), cols = std::min(kBlockN, n - j0);
+                           for (int j = 0; j < cols; ++j)
+                               for (int i = 0; i < rows; ++i) lower[i0 + i + std::size_t(j0 + j) * m] = acc[i * kBlockN + j];
+                       });
         } else {
-            std::fill(lower, lower + std::size_t(g.m) * g.n, 0.0);
+            std::fill(lower, lower + std::size_t(m) * n, 0.0);
         }
         out->lower = lower;
         if (opt.times) opt.times->certificate_s = now_s() - t1;
@@ -481,12 +482,15 @@ const char* dgemm_prepare(const GemmArgs<double>& g, const RunOptions& opt, Prep
     return nullptr;
 }
 
+namespace {
+
 const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* repair_at, std::size_t repairs) {
     if (!p || !p->state) return reason::config_fp64_products;
     PreparedDgemm::State& st = *p->state;
     Fp64Product sched[kMaxFp64Products];
     const int np = fp64_schedule(products, sched);
     if (np == 0 || fp64_depth(products) > st.sa.sc.slices) return reason::config_fp64_products;
+    if (repairs > 0 && !st.is_dgemm) return reason::config_fp64_products;
     const GemmArgs<double>& g = st.g;
     const double t1 = now_s();
     // C's old values of the entries to repair, before the products overwrite them.
@@ -499,12 +503,13 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
-    run_blocks(g, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), nullptr, &recon},
-               microkernels_for(st.opt.backend), st.scratch, st.threads);
+    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
+               microkernels_for(st.opt.backend), st.scratch, st.threads, st.write);
     // The entries the certificate could not vouch for: FP64 inner products in index order, the
     // computation DGEMM's own error bound describes.
     if (repairs > 0) {
-        const OperandView<double> va = view_a(g), vb = view_b(g);
+        const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
+        const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
         const auto at = [](const OperandView<double>& v, int row, int col) {
             return v.trans == 'N' ? v.x[row + std::size_t(col) * v.ld] : v.x[col + std::size_t(row) * v.ld];
         };
@@ -519,7 +524,7 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
         st.opt.times->compute_s = now_s() - t1;
-        const Blocking bl(g.m, g.n, g.k);
+        const Blocking bl(st.m, st.n, st.k);
         st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
@@ -563,14 +568,28 @@ const char* guarded(Fn&& fn) {
 
 }  // namespace
 
-const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt) {
-    return guarded([&] { return sgemm(args, opt); });
+const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
+    return guarded([&] {
+        return run_fp32_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                             {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                             [&g](int i0, int j0, const float* acc) { write_block(g, i0, j0, acc); });
+    });
 }
 
-const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out) {
-    const char* why = guarded([&] { return dgemm_prepare(args, opt, out); });
-    if (why) out->state.reset();  // a failed prepare frees its workspace at once
-    return why;
+const char* prepare_dgemm(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {
+    // The writer keeps its own copy of the arguments: it runs in compute_dgemm.
+    const char* why = guarded([&] {
+        return prepare_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                                 {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                                 [g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); }, out);
+    });
+    if (why) {
+        out->state.reset();  // a failed prepare frees its workspace at once
+        return why;
+    }
+    out->state->is_dgemm = true;
+    out->state->g = g;
+    return nullptr;
 }
 
 const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at, std::size_t repairs) {

@@ -40,6 +40,7 @@
 // the two phases.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <memory>
 
@@ -107,5 +108,16 @@ const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, P
 // or the prepared slices do not cover, or a call that was not prepared).
 const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at = nullptr,
                           std::size_t repairs = 0);
+
+// Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
+// imaginary parts, 2K deep and 2N wide: four real products per slice pair
+// (kernels/complex_gemm.cc). CGEMM is one call with the FP32 method; ZGEMM is prepared like
+// a DGEMM (the facts are those of the parts of op(A) and op(B), and the caller's exponent
+// check uses depth 2K), then computed with compute_dgemm. Same reasons and contract as above.
+const char* emulate_cgemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt);
+const char* prepare_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt, PreparedDgemm* out);
+// Bytes one complex call allocates: those of the real GEMM it becomes.
+std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads = 1);
+std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads = 1);
 
 }  // namespace amxblas::kernels

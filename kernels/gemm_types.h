@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace amxblas::kernels {
 
@@ -64,15 +65,19 @@ struct RunOptions {
     PhaseTimes* times = nullptr;         // optional
 };
 
+// The sizes are int: the policy forwards calls whose M, N or K do not fit (size:too-large).
+// The leading dimensions are 64-bit (an ILP64 caller may pass 2^31 or more), and every
+// offset in the kernels is computed in 64 bits (size_t) from them. T is float, double,
+// std::complex<float> or std::complex<double>.
 template <typename T>
 struct GemmArgs {
     char transa, transb;
     int m, n, k;
     T alpha;
-    const T* a; int lda;
-    const T* b; int ldb;
+    const T* a; std::int64_t lda;
+    const T* b; std::int64_t ldb;
     T beta;
-    T* c; int ldc;
+    T* c; std::int64_t ldc;
 };
 
 // What the FP64 split found about one operand (op(A) by rows, op(B) by columns), in the

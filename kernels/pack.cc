@@ -60,6 +60,44 @@ void gather_b(const OperandView<T>& b, int l0, int j0, T* tile) {
     }
 }
 
+// op(X)(r, c) of a complex view's complex matrix: its real and imaginary parts, the
+// imaginary one negated for 'C'. The split is odd (split(-x) = -split(x): round to nearest
+// even is symmetric), so negating before the split gives the slices of the negated value.
+template <typename T>
+inline void complex_at(const OperandView<T>& v, int r, int c, T* re, T* im) {
+    const std::size_t e = v.trans == 'N' ? r + std::size_t(c) * v.ld : c + std::size_t(r) * v.ld;
+    *re = v.x[2 * e];
+    *im = v.trans == 'C' ? -v.x[2 * e + 1] : v.x[2 * e + 1];
+}
+
+// Complex A block: tile[r * 32 + kk] = op(A')(i0 + r, l0 + kk) (pack.h, Interleave), zeros past
+// the edges. l0 and the depth 2k are even, so parts come in (Re, Im) pairs.
+template <typename T>
+void gather_complex_a(const OperandView<T>& a, int i0, int l0, T* tile) {
+    const int rows = std::min(kTile, a.rows - i0), ks = std::min(kTile, a.cols - l0);
+    std::fill(tile, tile + kStepElems, T(0));
+    for (int r = 0; r < rows; ++r)
+        for (int kk = 0; kk < ks; kk += 2) complex_at(a, i0 + r, (l0 + kk) / 2, &tile[r * kTile + kk], &tile[r * kTile + kk + 1]);
+}
+
+// Complex B block (VNNI, as gather_b): each complex op(B)(l, j) fills a 2 x 2 block of op(B'),
+// [[Re, Im], [-Im, Re]]; l0 and j0 are even, so every 2 x 2 block lies in one tile.
+template <typename T>
+void gather_complex_b(const OperandView<T>& b, int l0, int j0, T* tile) {
+    const int ks = std::min(kTile, b.rows - l0), cols = std::min(kTile, b.cols - j0);
+    std::fill(tile, tile + kStepElems, T(0));
+    auto at = [tile](int kk, int c) -> T& { return tile[(c / 16) * kHalfElems + (kk / 2) * kTile + (c % 16) * 2 + kk % 2]; };
+    for (int c = 0; c < cols; c += 2)
+        for (int kk = 0; kk < ks; kk += 2) {
+            T re, im;
+            complex_at(b, (l0 + kk) / 2, (j0 + c) / 2, &re, &im);
+            at(kk, c) = re;
+            at(kk + 1, c) = -im;
+            at(kk, c + 1) = im;
+            at(kk + 1, c + 1) = re;
+        }
+}
+
 // One packed 2 KiB block written with non-temporal stores: no read of the destination lines
 // before they are overwritten, and the block does not evict the data the pack still reads.
 // SSE2 (every x86-64); dst is 64-byte aligned (blocks are 2 KiB apart from 64-byte aligned
@@ -96,6 +134,11 @@ BlockOrder block_order(const OperandView<T>& x, const PackedOperand& out) {
 template <bool IsA, typename T>
 void gather_block(const OperandView<T>& x, const SplitKernels& sk, int p, int s, T* tile) {
     const int i0 = p * kTile, l0 = s * kTile;
+    if (x.kind != Interleave::real) {
+        if (IsA) gather_complex_a(x, i0, l0, tile);
+        else gather_complex_b(x, l0, i0, tile);
+        return;
+    }
     const int outer = IsA ? x.rows : x.cols, kdim = IsA ? x.cols : x.rows;
     if (i0 + kTile > outer || l0 + kTile > kdim) {
         if (IsA) gather_a(x, i0, l0, tile);
@@ -296,14 +339,23 @@ int ceil_log2(double m) {  // m > 0 and finite
 // (each needs the scales before it), stopping at a zero residual or one below
 // 2^kFp64MinSliceExp.
 const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, int threads, Fp64Scales* sc) {
-    // The max is over op(X) as a whole, so the stored columns can be scanned as they lie.
+    // The max is over op(X) as a whole, so the stored columns can be scanned as they lie. The
+    // entries of a complex view's op(X') are the parts of the stored ones, some negated: the
+    // same magnitudes, and a stored complex column of n entries is 2n contiguous parts.
     const bool by_cols = x.trans == 'N';
-    const int len = by_cols ? x.rows : x.cols;    // contiguous run
-    const int runs = by_cols ? x.cols : x.rows;
+    int len = by_cols ? x.rows : x.cols;    // contiguous run
+    int runs = by_cols ? x.cols : x.rows;
+    std::size_t ld = std::size_t(x.ld);
+    if (x.kind != Interleave::real) {
+        const int crows = x.kind == Interleave::complex_a ? x.rows : x.rows / 2, ccols = x.cols / 2;
+        len = 2 * (by_cols ? crows : ccols);
+        runs = by_cols ? ccols : crows;
+        ld *= 2;
+    }
     for (int r = sc->active; r < sc->slices; ++r) {
         std::vector<AbsMaxPartial> part(std::max(1, threads));
         parallel_for(threads, runs, [&](int j, int who) {
-            const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * x.ld, std::size_t(len), *sc, r);
+            const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * ld, std::size_t(len), *sc, r);
             part[who].mx = std::max(part[who].mx, m.value);
             part[who].nonfinite = part[who].nonfinite || m.nonfinite;
         });
@@ -373,10 +425,49 @@ const char* split_pack(const OperandView<double>& x, const int* exps, bool nonze
     }
 }
 
+// A complex view's rows of op(A') (complex_a) are op(A)'s rows, its columns 2j and 2j + 1 of
+// op(B') (complex_b) both hold the parts of op(B)'s column j: each gets the exponent of the
+// largest part of that complex row or column.
+const char* complex_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero,
+                                    unsigned char* zero) {
+    const bool is_a = x.kind == Interleave::complex_a;
+    const int crows = is_a ? x.rows : x.rows / 2, ccols = x.cols / 2;
+    const int couter = as_rows ? crows : ccols, clen = as_rows ? ccols : crows;
+    const int per = (is_a && as_rows) ? 1 : 2;  // op(X') rows or columns per complex one
+    std::vector<ExponentPartial> part(std::max(1, threads));
+    parallel_for(threads, couter, [&](int o, int who) {
+        double m = 0;
+        bool nf = false;
+        for (int l = 0; l < clen; ++l) {
+            const int r = as_rows ? o : l, c = as_rows ? l : o;
+            const std::size_t e = x.trans == 'N' ? r + std::size_t(c) * x.ld : c + std::size_t(r) * x.ld;
+            for (int h = 0; h < 2; ++h) {
+                const double a = std::fabs(x.x[2 * e + h]);
+                nf = nf || !(a <= DBL_MAX);
+                m = a > m ? a : m;
+            }
+        }
+        part[who].bad = part[who].bad || nf;
+        part[who].any = part[who].any || m > 0;
+        for (int q = 0; q < per; ++q) {
+            exps[o * per + q] = m > 0 ? ceil_log2(m) : 0;
+            if (zero) zero[o * per + q] = m == 0;
+        }
+    });
+    bool bad = false, any = false;
+    for (const ExponentPartial& pp : part) {
+        bad = bad || pp.bad;
+        any = any || pp.any;
+    }
+    *nonzero = any;
+    return bad ? reason::domain_nonfinite : nullptr;
+}
+
 }  // namespace
 
 const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int threads, int* exps, bool* nonzero,
                                  unsigned char* zero) {
+    if (x.kind != Interleave::real) return complex_outer_exponents(x, as_rows, threads, exps, nonzero, zero);
     const int outer = as_rows ? x.rows : x.cols, len = as_rows ? x.cols : x.rows;
     // op(X)'s rows are stored columns when transposed; op(X)'s columns are stored columns when not.
     const bool contiguous = as_rows == (x.trans != 'N');

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/microkernel.h"
 #include "kernels/split.h"
@@ -36,13 +37,23 @@ inline std::size_t packed_slice_elems(int outer, int k) {
     return std::size_t(round_up_tile(outer)) * std::size_t(round_up_tile(k));
 }
 
+// How a view's values come from storage. real: op(X) itself. The complex kinds present a
+// complex op(X) (stored interleaved: real part, imaginary part) as the real matrix whose
+// product is the complex one (kernels/complex_gemm.cc), with K' = 2K:
+//   complex_a: op(A') is m x 2k,   A'(i, 2l + e) = (Re, Im)[e] of op(A)(i, l);
+//   complex_b: op(B') is 2k x 2n,  B'(2l + e, 2j + f) = [[Re, Im], [-Im, Re]][e][f] of op(B)(l, j).
+// Then (op(A') op(B'))(i, 2j) = Re C(i, j) and (i, 2j + 1) = Im C(i, j).
+enum class Interleave { real, complex_a, complex_b };
+
 // Matrix operands as the BLAS sees them: op(A) is m x k, op(B) is k x n, column-major storage.
 template <typename T>
 struct OperandView {
-    char trans;  // 'N' or 'T' (callers normalise case and 'C')
-    int rows, cols;  // of op(X)
-    const T* x;
-    int ld;
+    char trans;  // 'N' or 'T' (callers normalise case; 'C' is 'T' for real views); complex
+                 // views keep 'C', whose conjugation the packer applies as a sign
+    int rows, cols;  // of op(X) (of op(X') for complex views)
+    const T* x;      // complex views: the interleaved storage
+    std::int64_t ld;  // in elements of the stored matrix (complex elements for complex views)
+    Interleave kind = Interleave::real;
 };
 
 // Component-buffer bytes above which the FP32 pack streams its stores: the last-level cache

@@ -33,6 +33,8 @@
 // inputs, and inputs whose slice products could overflow or underflow FP32: all gone.)
 #pragma once
 
+#include <complex>
+
 #include "kernels/gemm_types.h"
 #include "policy/domain_scan.h"
 
@@ -48,6 +50,14 @@ struct DomainScan {
 
 const char* check_sgemm_domain(const kernels::GemmArgs<float>& args, DomainScan* scan = nullptr);
 const char* check_dgemm_domain(const kernels::GemmArgs<double>& args, DomainScan* scan = nullptr);
+
+// CGEMM and ZGEMM: the kernels compute a complex product as one real GEMM whose entries are
+// the real and imaginary parts of op(A) and op(B) (some negated) and whose depth is 2K
+// (kernels/complex_gemm.cc), so the FP32 and FP64 rules above apply to those parts, with
+// 2K for K, and rule 1 to the real and imaginary parts of alpha and beta.
+const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& args,
+                               DomainScan* scan = nullptr);
+const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& args, DomainScan* scan = nullptr);
 
 // The rules above on precomputed summaries (pure; what check_*_domain apply after the scan).
 const char* check_gemm_scalars(double alpha, double beta);  // rule 1

@@ -37,13 +37,14 @@ float float_of(std::uint32_t u) {
 bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
 
 template <typename T, typename Run>
-OperandSummary scan_matrix(const T* x, int rows, int cols, int ld, Run run) {
+OperandSummary scan_matrix(const T* x, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                           Run run) {
     detail::ScanAcc acc;
     if (rows <= 0 || cols <= 0) return acc.finish();
     if (ld == rows) {
         run(x, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), &acc);
     } else {
-        for (int j = 0; j < cols; ++j)
+        for (std::int64_t j = 0; j < cols; ++j)
             run(x + static_cast<std::size_t>(j) * static_cast<std::size_t>(ld),
                 static_cast<std::size_t>(rows), &acc);
     }
@@ -155,34 +156,49 @@ const char* scan_impl_name(ScanImpl impl) {
     return impl == ScanImpl::avx512 ? "avx512" : "portable";
 }
 
-OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, int ld) {
+OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, std::int64_t ld) {
     return scan_matrix(x, rows, cols, ld,
                        impl == ScanImpl::avx512 && scan_avx512_available()
                            ? detail::scan_run_fp32_avx512
                            : detail::scan_run_fp32_portable);
 }
 
-OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, int ld) {
+OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, std::int64_t ld) {
     return scan_matrix(x, rows, cols, ld,
                        impl == ScanImpl::avx512 && scan_avx512_available()
                            ? detail::scan_run_fp64_avx512
                            : detail::scan_run_fp64_portable);
 }
 
-OperandSummary scan_fp32(const float* x, int rows, int cols, int ld) {
+OperandSummary scan_fp32(const float* x, int rows, int cols, std::int64_t ld) {
     return scan_fp32_with(scan_impl(), x, rows, cols, ld);
 }
 
-OperandSummary scan_fp64(const double* x, int rows, int cols, int ld) {
+OperandSummary scan_fp64(const double* x, int rows, int cols, std::int64_t ld) {
     return scan_fp64_with(scan_impl(), x, rows, cols, ld);
 }
 
-OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, int ld) {
+OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, std::int64_t ld) {
     return is_no_trans(trans) ? scan_fp32(x, rows, cols, ld) : scan_fp32(x, cols, rows, ld);
 }
 
-OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, int ld) {
+OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, std::int64_t ld) {
     return is_no_trans(trans) ? scan_fp64(x, rows, cols, ld) : scan_fp64(x, cols, rows, ld);
+}
+
+// A stored complex column of r entries is 2r contiguous parts.
+OperandSummary scan_fp32_complex_operand(char trans, int rows, int cols, const float* x, std::int64_t ld) {
+    const std::int64_t r = is_no_trans(trans) ? rows : cols, c = is_no_trans(trans) ? cols : rows;
+    return scan_matrix(x, 2 * r, c, 2 * std::int64_t{ld},
+                       scan_impl() == ScanImpl::avx512 ? detail::scan_run_fp32_avx512
+                                                       : detail::scan_run_fp32_portable);
+}
+
+OperandSummary scan_fp64_complex_operand(char trans, int rows, int cols, const double* x, std::int64_t ld) {
+    const std::int64_t r = is_no_trans(trans) ? rows : cols, c = is_no_trans(trans) ? cols : rows;
+    return scan_matrix(x, 2 * r, c, 2 * std::int64_t{ld},
+                       scan_impl() == ScanImpl::avx512 ? detail::scan_run_fp64_avx512
+                                                       : detail::scan_run_fp64_portable);
 }
 
 }  // namespace amxblas

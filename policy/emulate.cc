@@ -37,4 +37,17 @@ const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::R
     return nullptr;
 }
 
+const char* emulate_gemm(const kernels::GemmArgs<std::complex<float>>& args, const kernels::RunOptions& opt) {
+    return kernels::emulate_cgemm(args, opt);
+}
+
+const char* emulate_gemm(const kernels::GemmArgs<std::complex<double>>& args, const kernels::RunOptions& opt) {
+    // The certificate and its repairs are DGEMM's (policy/fp64_certificate.h): auto does not
+    // cover ZGEMM, which is forwarded.
+    if (opt.fp64_products == kernels::kFp64Auto) return reason::accuracy_uncertified;
+    kernels::PreparedDgemm prepared;
+    if (const char* why = kernels::prepare_zgemm(args, opt, &prepared)) return why;
+    return kernels::compute_dgemm(&prepared, opt.fp64_products);
+}
+
 }  // namespace amxblas

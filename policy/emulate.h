@@ -9,6 +9,8 @@
 // the return value is the forward reason (kernels/emulated_gemm.h lists the kernels' own).
 #pragma once
 
+#include <complex>
+
 #include "kernels/gemm_types.h"
 
 namespace amxblas {
@@ -16,5 +18,9 @@ namespace amxblas {
 const char* emulate_gemm(const kernels::GemmArgs<float>& args, const kernels::RunOptions& opt);
 // opt.fp64_products: the retained products (6 ... 36), or kernels::kFp64Auto.
 const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::RunOptions& opt);
+// CGEMM and ZGEMM (kernels/complex_gemm.cc): the same, on the real GEMM of the parts, whose
+// depth is 2K (the exponent check's K).
+const char* emulate_gemm(const kernels::GemmArgs<std::complex<float>>& args, const kernels::RunOptions& opt);
+const char* emulate_gemm(const kernels::GemmArgs<std::complex<double>>& args, const kernels::RunOptions& opt);
 
 }  // namespace amxblas

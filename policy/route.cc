@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 
 #include "policy/reasons.h"
 
@@ -77,18 +78,18 @@ const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Back
 
 // The order of the checks is the reference BLAS's (sgemm.f / dgemm.f), so the parameter
 // number matches what its xerbla would report.
-int gemm_invalid_parameter(char transa, char transb, int m, int n, int k, int lda, int ldb,
-                           int ldc) {
-    const int nrowa = is_no_trans(transa) ? m : k;
-    const int nrowb = is_no_trans(transb) ? k : n;
+int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                           std::int64_t lda, std::int64_t ldb, std::int64_t ldc) {
+    const std::int64_t nrowa = is_no_trans(transa) ? m : k;
+    const std::int64_t nrowb = is_no_trans(transb) ? k : n;
     if (!is_trans_char(transa)) return 1;
     if (!is_trans_char(transb)) return 2;
     if (m < 0) return 3;
     if (n < 0) return 4;
     if (k < 0) return 5;
-    if (lda < std::max(1, nrowa)) return 8;
-    if (ldb < std::max(1, nrowb)) return 10;
-    if (ldc < std::max(1, m)) return 13;
+    if (lda < std::max<std::int64_t>(1, nrowa)) return 8;
+    if (ldb < std::max<std::int64_t>(1, nrowb)) return 10;
+    if (ldc < std::max<std::int64_t>(1, m)) return 13;
     return 0;
 }
 
@@ -106,6 +107,9 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
                                call.ldb, call.ldc) != 0)
         return forward(reason::args_invalid);
     if (call.m == 0 || call.n == 0) return forward(reason::size_empty);
+    // Beyond INT_MAX only from an ILP64 caller: the shim and kernels count rows, columns and
+    // blocks in int, and such a call's component buffers could not be allocated anyway.
+    if (std::max({call.m, call.n, call.k}) > INT_MAX) return forward(reason::size_too_large);
     if (call.k == 0 || call.alpha_is_zero) {
         d.route = Route::beta_scale;
         d.reason = call.k == 0 ? reason::size_k_zero : reason::alpha_zero;

@@ -4,6 +4,8 @@
 // policy/domain.h; the shim runs them after a call passes this decision.
 #pragma once
 
+#include <cstdint>
+
 #include "kernels/gemm_types.h"
 #include "kernels/variants.h"
 #include "policy/settings.h"
@@ -39,7 +41,7 @@ int route_products(Route r);
 struct GemmCall {
     Precision precision;
     char transa, transb;
-    int m, n, k, lda, ldb, ldc;
+    std::int64_t m, n, k, lda, ldb, ldc;  // 64-bit: an ILP64 caller's values, unconverted
     bool alpha_is_zero;
     // Threads: true when called from inside an OpenMP parallel region.
     bool in_parallel_region = false;
@@ -70,12 +72,13 @@ struct Decision {
 
 // The parameter number the reference BLAS xerbla would report for these column-major GEMM
 // arguments (1 = TRANSA ... 13 = LDC), or 0 when they are valid.
-int gemm_invalid_parameter(char transa, char transb, int m, int n, int k, int lda, int ldb,
-                           int ldc);
+int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                           std::int64_t lda, std::int64_t ldb, std::int64_t ldc);
 
 // The checks, in order; the first that fails is the reason (README.md, "Reasons"):
 //   args:invalid, size:empty                             the call itself (forwarded: the real
 //                                                        BLAS reports xerbla or returns)
+//   size:too-large                                       M, N or K above INT_MAX (ILP64 calls)
 //   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
 //   fp32:disabled / fp64:disabled                        the user's configuration
 //   shape:not-square, size:below-min-n                   the call against the configuration

@@ -51,7 +51,7 @@ case " $backends" in *" $backend "*) ;; *) echo "bench.sh: --backend, one of: $b
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto || {
+    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex || {
         echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
              "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
         exit 1
@@ -147,6 +147,22 @@ if [ "$backend" != amx ] && [ -x "$fp64_auto_driver" ]; then
 else
     echo "FP64 auto section skipped (no amxblas_bench_fp64_auto beside the driver, or backend amx)" | tee -a "$log"
 fi
+
+# Complex GEMM (issue 13): CGEMM and ZGEMM against OpenBLAS, side by side in one process
+# (tests/bench/bench_complex.cc; writes complex.csv).
+complex_section() {
+    complex_bench=$(dirname "$driver")/amxblas_bench_complex
+    if [ "$backend" = amx ] || [ ! -x "$complex_bench" ]; then
+        echo "complex section skipped (no amxblas_bench_complex beside the driver, or backend amx)" | tee -a "$log"
+        return 0
+    fi
+    set -- --backend "$backend" --out "$out"
+    [ "$quick" = 1 ] && set -- "$@" --quick
+    [ -n "$reps" ] && set -- "$@" --reps "$reps"
+    [ "$quick" = 0 ] && [ -n "$sizes" ] && set -- "$@" --sizes "$sizes"
+    logged "$complex_bench" "$@"
+}
+complex_section || status=1
 
 # The AMX tile-instruction counts: a second run, on the amx backend, under the trap harness.
 count_n=512

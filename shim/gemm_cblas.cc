@@ -1,7 +1,6 @@
-// The exported CBLAS wrappers (cblas_sgemm, cblas_dgemm), generated from shim/routines.def.
-// A row-major call is the column-major call on swapped operands: C^T = op(B)^T * op(A)^T.
-#include <type_traits>
-
+// The exported CBLAS wrappers (cblas_sgemm, cblas_dgemm, cblas_cgemm, cblas_zgemm and their _64
+// twins), generated from shim/routines.def. A row-major call is the column-major call on
+// swapped operands: C^T = op(B)^T * op(A)^T (op = C stays C: (conj(X)^T)^T = conj(X)).
 #include "shim/gemm_dispatch.h"
 #include "shim/real_blas.h"
 #include "shim/reentry.h"
@@ -20,11 +19,18 @@ char trans_char(int t) {
 }
 
 template <typename T>
-void cblas_gemm(Routine r, int layout, int transa, int transb, int m, int n, int k, T alpha,
-                const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
+T scalar_value(CblasScalar<T> s) {
+    if constexpr (is_complex_v<T>) return *s;
+    else return s;
+}
+
+template <typename T, typename Int>
+void cblas_gemm(Routine r, int layout, int transa, int transb, Int m, Int n, Int k,
+                CblasScalar<T> alpha, const T* a, Int lda, const T* b, Int ldb,
+                CblasScalar<T> beta, T* c, Int ldc) {
     auto forward = [&] {
-        real<CblasGemmFn<T>>(r)(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                                ldc);
+        real<CblasGemmFn<T, Int>>(r)(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                     beta, c, ldc);
     };
     if (ReentryGuard::held()) return forward();
     ReentryGuard guard;
@@ -42,28 +48,54 @@ void cblas_gemm(Routine r, int layout, int transa, int transb, int m, int n, int
     rec.ldb = ldb;
     rec.ldc = ldc;
 
+    const T al = scalar_value<T>(alpha), be = scalar_value<T>(beta);
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
     kernels::GemmArgs<T> args{};
     if (layout == kCblasColMajor) {
-        args = {ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
+        args = {ta, tb, mi, ni, ki, al, a, lda, b, ldb, be, c, ldc};
+        dispatch_gemm(rec, args, m, n, k, forward);
     } else if (layout == kCblasRowMajor) {
-        args = {tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc};
+        args = {tb, ta, ni, mi, ki, al, b, ldb, a, lda, be, c, ldc};
+        dispatch_gemm(rec, args, n, m, k, forward);
     } else {
         args.transa = 0;  // invalid: the policy forwards it and the real cblas_xerbla reports
+        dispatch_gemm(rec, args, m, n, k, forward);
     }
-    dispatch_gemm(rec, args, forward);
+}
+
+// The exported symbols take every integer as a 64-bit register or stack slot. For a 32-bit
+// name that is still the caller's ABI (x86-64 System V passes an int in the low half of a
+// register or 8-byte slot; the high half is unspecified and dropped here), and it lets a plain
+// name whose real routine takes 64-bit integers (an ILP64 library keeping the plain names)
+// read them whole (real_blas.h).
+template <typename T, typename Int>
+void cblas_entry(Routine r, int layout, int transa, int transb, int64_t m, int64_t n,
+                 int64_t k, CblasScalar<T> alpha, const T* a, int64_t lda, const T* b,
+                 int64_t ldb, CblasScalar<T> beta, T* c, int64_t ldc) {
+    if (std::is_same_v<Int, int64_t> || real_index_bits(r) == 64)
+        return cblas_gemm<T, int64_t>(r, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                      beta, c, ldc);
+    auto narrow = [](int64_t v) { return static_cast<int32_t>(v); };
+    cblas_gemm<T, int32_t>(r, layout, transa, transb, narrow(m), narrow(n), narrow(k), alpha, a,
+                           narrow(lda), b, narrow(ldb), beta, c, narrow(ldc));
 }
 
 }  // namespace
 }  // namespace amxblas
 
-#define AMXBLAS_FORTRAN_GEMM(name, T, I)
-#define AMXBLAS_CBLAS_GEMM(name, T, I)                                                         \
+// The scalar and index types named in routines.def, for the generated signatures.
+using amxblas::cdouble;
+using amxblas::cfloat;
+using amxblas::CblasScalar;
+
+#define AMXBLAS_FORTRAN_GEMM(name, T, Int)
+#define AMXBLAS_CBLAS_GEMM(name, T, Int)                                                       \
     extern "C" __attribute__((visibility("default"))) void name(                               \
-        int layout, int transa, int transb, I m, I n, I k, T alpha, const T* a, I lda,          \
-        const T* b, I ldb, T beta, T* c, I ldc) {                                              \
-        static_assert(std::is_same_v<I, int>, "shim/routines.def: convert the index type");    \
-        amxblas::cblas_gemm<T>(amxblas::Routine::name, layout, transa, transb, m, n, k, alpha,  \
-                               a, lda, b, ldb, beta, c, ldc);                                  \
+        int layout, int transa, int transb, int64_t m, int64_t n, int64_t k,                   \
+        CblasScalar<T> alpha, const T* a, int64_t lda, const T* b, int64_t ldb,                \
+        CblasScalar<T> beta, T* c, int64_t ldc) {                                              \
+        amxblas::cblas_entry<T, Int>(amxblas::Routine::name, layout, transa, transb, m, n, k,  \
+                                     alpha, a, lda, b, ldb, beta, c, ldc);                     \
     }
 #include "shim/routines.def"
 #undef AMXBLAS_FORTRAN_GEMM

@@ -15,6 +15,7 @@
 #include "policy/emulate.h"
 #include "policy/route.h"
 #include "shim/beta_scale.h"
+#include "shim/blas_abi.h"
 #include "shim/config.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
@@ -48,24 +49,36 @@ private:
 template <typename T>
 const char* check_domain(const kernels::GemmArgs<T>& args) {
     if constexpr (std::is_same_v<T, float>) return check_sgemm_domain(args);
-    else return check_dgemm_domain(args);
+    else if constexpr (std::is_same_v<T, double>) return check_dgemm_domain(args);
+    else if constexpr (std::is_same_v<T, cfloat>) return check_cgemm_domain(args);
+    else return check_zgemm_domain(args);
 }
 
-// rec arrives with the caller's view of the call (layout, transposes, sizes) filled in.
+// FP32 for sgemm and cgemm, FP64 for dgemm and zgemm.
+template <typename T>
+constexpr Precision precision_of() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, cfloat>) return Precision::fp32;
+    else return Precision::fp64;
+}
+
+// rec arrives with the caller's view of the call (layout, transposes, sizes) filled in; m, n
+// and k are the column-major sizes as the caller passed them (args holds them as int, which
+// is exact whenever the policy lets the call reach args: it forwards larger ones).
 template <typename T, typename Forward>
-void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, Forward&& forward) {
+void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_t m,
+                   std::int64_t n, std::int64_t k, Forward&& forward) {
     using Clock = std::chrono::steady_clock;
     const Settings& s = settings();
     const bool timed = s.verbose > 0;
     const Clock::time_point start = timed ? Clock::now() : Clock::time_point{};
 
     GemmCall call;
-    call.precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
+    call.precision = precision_of<T>();
     call.transa = args.transa;
     call.transb = args.transb;
-    call.m = args.m;
-    call.n = args.n;
-    call.k = args.k;
+    call.m = m;
+    call.n = n;
+    call.k = k;
     call.lda = args.lda;
     call.ldb = args.ldb;
     call.ldc = args.ldc;

@@ -1,6 +1,5 @@
-// The exported Fortran-ABI wrappers (sgemm_, dgemm_), generated from shim/routines.def.
-#include <type_traits>
-
+// The exported Fortran-ABI wrappers (sgemm_, dgemm_, cgemm_, zgemm_ and their _64_ twins),
+// generated from shim/routines.def.
 #include "shim/gemm_dispatch.h"
 #include "shim/real_blas.h"
 #include "shim/reentry.h"
@@ -8,15 +7,15 @@
 namespace amxblas {
 namespace {
 
-template <typename T>
-void fortran_gemm(Routine r, const char* ta, const char* tb, const int* m, const int* n,
-                  const int* k, const T* alpha, const T* a, const int* lda, const T* b,
-                  const int* ldb, const T* beta, T* c, const int* ldc, std::size_t ta_len,
+template <typename T, typename Int>
+void fortran_gemm(Routine r, const char* ta, const char* tb, const Int* m, const Int* n,
+                  const Int* k, const T* alpha, const T* a, const Int* lda, const T* b,
+                  const Int* ldb, const T* beta, T* c, const Int* ldc, std::size_t ta_len,
                   std::size_t tb_len) {
     // The hidden lengths travel unchanged: the real routine may read them.
     auto forward = [&] {
-        real<FortranGemmFn<T>>(r)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ta_len,
-                                  tb_len);
+        real<FortranGemmFn<T, Int>>(r)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                                       ta_len, tb_len);
     };
     if (ReentryGuard::held()) return forward();
     ReentryGuard guard;
@@ -32,23 +31,47 @@ void fortran_gemm(Routine r, const char* ta, const char* tb, const int* m, const
     rec.lda = *lda;
     rec.ldb = *ldb;
     rec.ldc = *ldc;
-    const kernels::GemmArgs<T> args{*ta, *tb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc};
-    dispatch_gemm(rec, args, forward);
+    const kernels::GemmArgs<T> args{*ta, *tb, static_cast<int>(*m), static_cast<int>(*n),
+                                    static_cast<int>(*k), *alpha, a, *lda, b, *ldb, *beta, c,
+                                    *ldc};
+    dispatch_gemm(rec, args, *m, *n, *k, forward);
+}
+
+// A 32-bit-integer name (dgemm_) whose real routine takes 64-bit integers, as in an ILP64
+// library that keeps the plain names (Debian's libblas64.so.3): the program was built against
+// it, so its integers are 64-bit too, and they are read as such (real_blas.h).
+template <typename T, typename Int>
+void fortran_entry(Routine r, const char* ta, const char* tb, const Int* m, const Int* n,
+                   const Int* k, const T* alpha, const T* a, const Int* lda, const T* b,
+                   const Int* ldb, const T* beta, T* c, const Int* ldc, std::size_t ta_len,
+                   std::size_t tb_len) {
+    if constexpr (std::is_same_v<Int, int32_t>) {
+        if (real_index_bits(r) == 64) {
+            auto wide = [](const int32_t* p) { return reinterpret_cast<const int64_t*>(p); };
+            return fortran_gemm<T, int64_t>(r, ta, tb, wide(m), wide(n), wide(k), alpha, a,
+                                            wide(lda), b, wide(ldb), beta, c, wide(ldc), ta_len,
+                                            tb_len);
+        }
+    }
+    fortran_gemm<T, Int>(r, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ta_len, tb_len);
 }
 
 }  // namespace
 }  // namespace amxblas
 
-#define AMXBLAS_FORTRAN_GEMM(name, T, I)                                                       \
+// The scalar and index types named in routines.def, for the generated signatures.
+using amxblas::cdouble;
+using amxblas::cfloat;
+
+#define AMXBLAS_FORTRAN_GEMM(name, T, Int)                                                     \
     extern "C" __attribute__((visibility("default"))) void name(                               \
-        const char* ta, const char* tb, const I* m, const I* n, const I* k,                    \
-        const T* alpha, const T* a, const I* lda, const T* b, const I* ldb, const T* beta,     \
-        T* c, const I* ldc, std::size_t ta_len, std::size_t tb_len) {                          \
-        static_assert(std::is_same_v<I, int>, "shim/routines.def: convert the index type");    \
-        amxblas::fortran_gemm<T>(amxblas::Routine::name, ta, tb, m, n, k, alpha, a, lda, b,    \
-                                 ldb, beta, c, ldc, ta_len, tb_len);                           \
+        const char* ta, const char* tb, const Int* m, const Int* n, const Int* k,              \
+        const T* alpha, const T* a, const Int* lda, const T* b, const Int* ldb,                \
+        const T* beta, T* c, const Int* ldc, std::size_t ta_len, std::size_t tb_len) {         \
+        amxblas::fortran_entry<T, Int>(amxblas::Routine::name, ta, tb, m, n, k, alpha, a, lda, \
+                                       b, ldb, beta, c, ldc, ta_len, tb_len);                  \
     }
-#define AMXBLAS_CBLAS_GEMM(name, T, I)
+#define AMXBLAS_CBLAS_GEMM(name, T, Int)
 #include "shim/routines.def"
 #undef AMXBLAS_FORTRAN_GEMM
 #undef AMXBLAS_CBLAS_GEMM

@@ -59,14 +59,16 @@ int log_fd() {
     return fd;
 }
 
-// The work the call asked for, 2*m*n*k (0 for an invalid call with a negative size).
-double call_flops(int m, int n, int k) {
+// The work the call asked for in real flops, 2mnk (8mnk for a complex routine: four real
+// products per complex one); 0 for an invalid call with a negative size.
+double call_flops(Routine r, std::int64_t m, std::int64_t n, std::int64_t k) {
     if (m <= 0 || n <= 0 || k <= 0) return 0;
-    return 2.0 * m * n * static_cast<double>(k);
+    return (routine_is_complex(r) ? 8.0 : 2.0) * static_cast<double>(m) * static_cast<double>(n) *
+           static_cast<double>(k);
 }
 
-double gflops(int m, int n, int k, double seconds) {
-    return seconds > 0 ? call_flops(m, n, k) / seconds * 1e-9 : 0;
+double gflops(Routine r, std::int64_t m, std::int64_t n, std::int64_t k, double seconds) {
+    return seconds > 0 ? call_flops(r, m, n, k) / seconds * 1e-9 : 0;
 }
 
 // --- Summary: calls, time and flops per (routine, route, forward reason). -----------------
@@ -254,7 +256,7 @@ void add_to_summary(const CallRecord& rec) {
         return true;
     }();
     (void)started;
-    const double flops = call_flops(rec.m, rec.n, rec.k);
+    const double flops = call_flops(rec.routine, rec.m, rec.n, rec.k);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;
     const int count = g_row_count.load(std::memory_order_relaxed);
@@ -314,10 +316,13 @@ void expand_log_path(const char* pattern, char* out, int size) {
 
 int format_call_line(const CallRecord& r, char* buf, int size) {
     int n = std::snprintf(buf, size,
-                          "amxblas: routine=%s layout=%s transa=%c transb=%c m=%d n=%d k=%d "
-                          "lda=%d ldb=%d ldc=%d route=%s",
-                          routine_name(r.routine), r.layout, r.transa, r.transb, r.m, r.n, r.k,
-                          r.lda, r.ldb, r.ldc, route_name(r.route));
+                          "amxblas: routine=%s layout=%s transa=%c transb=%c m=%lld n=%lld k=%lld "
+                          "lda=%lld ldb=%lld ldc=%lld route=%s",
+                          routine_name(r.routine), r.layout, r.transa, r.transb,
+                          static_cast<long long>(r.m), static_cast<long long>(r.n),
+                          static_cast<long long>(r.k), static_cast<long long>(r.lda),
+                          static_cast<long long>(r.ldb), static_cast<long long>(r.ldc),
+                          route_name(r.route));
     auto append = [&](const char* fmt, auto... args) {
         if (n >= 0 && n < size) n += std::snprintf(buf + n, size - n, fmt, args...);
     };
@@ -329,7 +334,7 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
         if (r.fp64_auto)
             append(" products=%d margin=%.3g repaired=%ld", r.fp64_products, r.fp64_margin, r.fp64_repaired);
     }
-    append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r.m, r.n, r.k, r.seconds));
+    append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r.routine, r.m, r.n, r.k, r.seconds));
     return n < size ? n : size - 1;
 }
 
@@ -342,6 +347,13 @@ void log_call(const CallRecord& rec) {
         write_all(log_fd(), line, static_cast<size_t>(n));
     }
     if (verbose >= 1) add_to_summary(rec);
+}
+
+void log_note(const char* text) {
+    if (settings().verbose < 1) return;
+    char line[1024];
+    const int n = std::snprintf(line, sizeof line, "amxblas: %s\n", text);
+    if (n > 0) write_all(log_fd(), line, static_cast<size_t>(n) < sizeof line ? n : sizeof line - 1);
 }
 
 void log_after_fork() {

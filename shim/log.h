@@ -5,6 +5,8 @@
 // AMXBLAS_LOG (appended to; %p becomes the pid, %r the MPI rank) or stderr.
 #pragma once
 
+#include <cstdint>
+
 #include "policy/route.h"
 #include "shim/blas_abi.h"
 
@@ -14,7 +16,7 @@ struct CallRecord {
     Routine routine;
     const char* layout;  // "col" or "row"
     char transa, transb;
-    int m, n, k, lda, ldb, ldc;
+    std::int64_t m, n, k, lda, ldb, ldc;  // as the caller passed them (ILP64: 64-bit)
     Route route;
     const char* reason;   // forward reason, nullptr when routed
     const char* backend;  // kernel backend when routed
@@ -38,6 +40,9 @@ int format_call_line(const CallRecord& rec, char* buf, int size);
 // Expands %p (pid) and %r (rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, else 0).
 // For tests; the log uses it on AMXBLAS_LOG.
 void expand_log_path(const char* pattern, char* out, int size);
+
+// One informational line in the log ("amxblas: " + text) when AMXBLAS_VERBOSE >= 1.
+void log_note(const char* text);
 
 // In a forked child (pthread_atfork): the counts start from zero (a child that makes no call
 // writes no summary), the locks are fresh, and an AMXBLAS_LOG with %p is reopened for the

@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "shim/config.h"
+#include "shim/log.h"
 #include "shim/messages.h"
 
 namespace amxblas {
@@ -17,13 +20,29 @@ namespace amxblas {
 namespace {
 
 const char* const kRoutineNames[] = {
-#define AMXBLAS_FORTRAN_GEMM(name, T, I) #name,
-#define AMXBLAS_CBLAS_GEMM(name, T, I) #name,
+#define AMXBLAS_FORTRAN_GEMM(name, T, Int) #name,
+#define AMXBLAS_CBLAS_GEMM(name, T, Int) #name,
 #include "shim/routines.def"
 #undef AMXBLAS_FORTRAN_GEMM
 #undef AMXBLAS_CBLAS_GEMM
 };
 static_assert(sizeof(kRoutineNames) / sizeof(kRoutineNames[0]) == kRoutineCount);
+
+const bool kRoutineIs64[] = {
+#define AMXBLAS_FORTRAN_GEMM(name, T, Int) std::is_same_v<Int, int64_t>,
+#define AMXBLAS_CBLAS_GEMM(name, T, Int) std::is_same_v<Int, int64_t>,
+#include "shim/routines.def"
+#undef AMXBLAS_FORTRAN_GEMM
+#undef AMXBLAS_CBLAS_GEMM
+};
+
+const bool kRoutineIsComplex[] = {
+#define AMXBLAS_FORTRAN_GEMM(name, T, Int) is_complex_v<T>,
+#define AMXBLAS_CBLAS_GEMM(name, T, Int) is_complex_v<T>,
+#include "shim/routines.def"
+#undef AMXBLAS_FORTRAN_GEMM
+#undef AMXBLAS_CBLAS_GEMM
+};
 
 [[noreturn]] void die(const std::string& message) {
     fatal_message(message.c_str());
@@ -99,33 +118,157 @@ void* find_in_loaded_objects(const char* name) {
     return search.found;
 }
 
-void* resolve(Routine r) {
-    const char* name = routine_name(r);
-    void* p = dlsym(RTLD_NEXT, name);
-    if (p && !is_our_own(p)) return p;
-    if ((p = find_in_loaded_objects(name))) return p;
-    const Fallback& fb = fallback();
-    if (fb.handle) {
-        p = dlsym(fb.handle, name);
-        if (p && !is_our_own(p)) return p;
+// The integer width of the library that holds the routine at p: its DDOT (Fortran, else
+// CBLAS) is called with N whose low 32 bits are 2 and whose 64-bit value is negative.
+// 32 or 64; 0 when the library has neither DDOT.
+using FortranDdot = double(const int64_t* n, const double* x, const int64_t* incx,
+                           const double* y, const int64_t* incy);
+using CblasDdot = double(int64_t n, const double* x, int64_t incx, const double* y,
+                         int64_t incy);
+
+int library_index_bits(void* p) {
+    Dl_info info{};
+    if (!dladdr(p, &info) || !info.dli_fname) return 0;
+    void* handle = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (!handle) return 0;
+    // Only the library's own DDOT says how it was built, not one of its dependencies'.
+    auto own = [&](const char* sym) -> void* {
+        void* q = dlsym(handle, sym);
+        Dl_info qi{};
+        return q && dladdr(q, &qi) && qi.dli_fbase == info.dli_fbase ? q : nullptr;
+    };
+    const int64_t n = static_cast<int64_t>(0xFFFFFFFF00000002ull), one = 1;
+    const double x[2] = {1, 1}, y[2] = {1, 1};
+    double dot = -1;
+    if (void* f = own("ddot_")) dot = reinterpret_cast<FortranDdot*>(f)(&n, x, &one, y, &one);
+    else if (void* g = own("cblas_ddot")) dot = reinterpret_cast<CblasDdot*>(g)(n, x, 1, y, 1);
+    dlclose(handle);
+    return dot == 2 ? 32 : dot == 0 ? 64 : 0;
+}
+
+struct Resolved {
+    void* fn;
+    int bits;
+};
+
+// dgemm_64_ -> dgemm_, cblas_dgemm_64 -> cblas_dgemm.
+std::string plain_name(const char* name) {
+    std::string s(name);
+    for (const char* suffix : {"_64_", "_64"}) {
+        const std::size_t n = std::strlen(suffix);
+        if (s.size() > n && s.compare(s.size() - n, n, suffix) == 0)
+            return s.substr(0, s.size() - n) + (suffix[3] == '_' ? "_" : "");
     }
+    return s;
+}
+
+// A loaded library, outside our own, that has `name` and is ILP64.
+void* find_ilp64_in_loaded_objects(const char* name) {
+    struct Search {
+        const char* name;
+        void* found;
+    } search{name, nullptr};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) -> int {
+            auto* s = static_cast<Search*>(data);
+            if (!info->dlpi_name || !*info->dlpi_name) return 0;
+            void* handle = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
+            if (!handle) return 0;
+            void* p = dlsym(handle, s->name);
+            if (p && !is_our_own(p) && library_index_bits(p) == 64) {
+                s->found = p;
+                return 1;
+            }
+            dlclose(handle);
+            return 0;
+        },
+        &search);
+    return search.found;
+}
+
+[[noreturn]] void die_unresolved(const char* name, const std::string& tried) {
     die(std::string("no BLAS library provides ") + name + "(): the program links none, and " +
-        fb.description + " does not have it. Set AMXBLAS_FALLBACK to the path of a BLAS "
+        tried + " does not have it. Set AMXBLAS_FALLBACK to the path of a BLAS "
         "library, for example AMXBLAS_FALLBACK=/usr/lib/x86_64-linux-gnu/libopenblas.so.0");
+}
+
+Resolved resolve_ilp64(const char* name) {
+    if (void* p = dlsym(RTLD_NEXT, name); p && !is_our_own(p)) return {p, 64};
+    if (void* p = find_in_loaded_objects(name)) return {p, 64};
+    const std::string plain = plain_name(name);
+    if (void* p = find_ilp64_in_loaded_objects(plain.c_str())) return {p, 64};
+    for (const char* lib : {"libopenblas64.so.0", "libblas64.so.3"}) {
+        void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        if (!h) continue;
+        for (const std::string& sym : {std::string(name), plain}) {
+            void* p = dlsym(h, sym.c_str());
+            if (p && !is_our_own(p) && library_index_bits(p) == 64) return {p, 64};
+        }
+    }
+    die_unresolved(name, "libopenblas64.so.0 and libblas64.so.3 (Debian's ILP64 BLAS)");
+}
+
+Resolved resolve(Routine r) {
+    const char* name = routine_name(r);
+    if (kRoutineIs64[static_cast<int>(r)]) return resolve_ilp64(name);
+    void* p = dlsym(RTLD_NEXT, name);
+    if (!p || is_our_own(p)) p = find_in_loaded_objects(name);
+    const Fallback& fb = fallback();
+    if (!p && fb.handle) {
+        p = dlsym(fb.handle, name);
+        if (p && is_our_own(p)) p = nullptr;
+    }
+    if (!p) die_unresolved(name, fb.description);
+    const int bits = library_index_bits(p) == 64 ? 64 : 32;
+    if (bits == 64) {
+        Dl_info info{};
+        const char* lib = dladdr(p, &info) && info.dli_fname ? info.dli_fname : "?";
+        const std::string note = std::string("abi routine=") + name + " library=" + lib +
+                                 " integers=64: the real routine takes 64-bit integers (ILP64), "
+                                 "so calls are read, routed and forwarded with 64-bit integers";
+        log_note(note.c_str());
+    }
+    return {p, bits};
+}
+
+struct Slots {
+    std::atomic<void*> fn[kRoutineCount];
+    std::atomic<int> bits[kRoutineCount];
+    std::once_flag once[kRoutineCount];
+};
+
+// Constant-initialised (atomics and once_flag have constexpr constructors): no guard on the
+// forwarding path.
+Slots g_slots;
+
+Slots& slots() { return g_slots; }
+
+void ensure_resolved(int i) {
+    Slots& s = slots();
+    if (s.fn[i].load(std::memory_order_acquire)) return;
+    std::call_once(s.once[i], [&] {
+        const Resolved res = resolve(static_cast<Routine>(i));
+        s.bits[i].store(res.bits, std::memory_order_relaxed);
+        s.fn[i].store(res.fn, std::memory_order_release);
+    });
 }
 
 }  // namespace
 
 const char* routine_name(Routine r) { return kRoutineNames[static_cast<int>(r)]; }
 
+bool routine_is_complex(Routine r) { return kRoutineIsComplex[static_cast<int>(r)]; }
+
 void* real_symbol(Routine r) {
-    static std::atomic<void*> slots[kRoutineCount];
-    static std::once_flag once[kRoutineCount];
     const int i = static_cast<int>(r);
-    void* p = slots[i].load(std::memory_order_acquire);
-    if (p) return p;
-    std::call_once(once[i], [&] { slots[i].store(resolve(r), std::memory_order_release); });
-    return slots[i].load(std::memory_order_acquire);
+    ensure_resolved(i);
+    return slots().fn[i].load(std::memory_order_acquire);
+}
+
+int real_index_bits(Routine r) {
+    const int i = static_cast<int>(r);
+    ensure_resolved(i);
+    return slots().bits[i].load(std::memory_order_relaxed);
 }
 
 }  // namespace amxblas

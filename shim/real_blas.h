@@ -2,7 +2,10 @@
 // Order: dlsym(RTLD_NEXT) (the program's own BLAS); else a BLAS already loaded outside the
 // global scope (numpy's, opened RTLD_LOCAL); else the library named by
 // AMXBLAS_FALLBACK (an error if it cannot be loaded: no silent second choice); else
-// libopenblas.so.0, else libblas.so.3. Never our own symbol. When nothing provides the
+// libopenblas.so.0, else libblas.so.3. Never our own symbol. A _64 name (dgemm_64_,
+// cblas_dgemm_64) is looked up under its own name the same way, then under the plain name in
+// a loaded library that is ILP64, then in libopenblas64.so.0 and libblas64.so.3 (Debian's
+// ILP64 builds, which keep the plain names); never in an LP64 library. When nothing provides the
 // routine, one message names it and the variable to set, and the process exits non-zero:
 // returning with C untouched would silently corrupt the user's results.
 #pragma once
@@ -12,6 +15,16 @@
 namespace amxblas {
 
 void* real_symbol(Routine r);
+
+// The width in bits of the integers the real routine behind r takes: 64 for the _64 names
+// (routines.def's index column), and for a plain name whose library turns out to be ILP64
+// (Debian's libblas64.so.3 and libopenblas64.so.0 keep the plain names with 64-bit
+// integers); else 32. Measured once, when the routine is resolved, by calling the same
+// library's DDOT with N = 2 in its low 32 bits and a negative 64-bit value: an LP64 DDOT
+// returns the 2-term dot product, an ILP64 one returns 0 for a negative N without reading X
+// or Y. A library without DDOT is taken at its name's word (32). The log says when a plain
+// name is ILP64 (AMXBLAS_VERBOSE >= 1).
+int real_index_bits(Routine r);
 
 template <typename Fn>
 Fn* real(Routine r) {

@@ -2,6 +2,7 @@
 // running a piece of code in a forked child that must abort with a given message.
 #pragma once
 
+#include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>

@@ -8,6 +8,7 @@
 // A backend that this build or machine cannot run makes the test exit 77 (CTest: skipped).
 #pragma once
 
+#include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

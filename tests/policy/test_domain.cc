@@ -1,5 +1,6 @@
 // The domain rules of policy/domain.h at their boundaries and the scan (portable and AVX-512
 // agree). The facts the FP64 split rests on are checked in tests/kernels (kernels_split_test).
+#include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

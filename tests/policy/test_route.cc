@@ -1,5 +1,6 @@
 // decide() and gemm_invalid_parameter(): every reason, the order of the checks, the shape and
 // size rules at their boundaries, each backend with and without the hardware, threads.
+#include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +135,20 @@ void size_empty_k_zero_alpha_zero(void**) {
     assert_int_equal(static_cast<int>(d.route), static_cast<int>(Route::beta_scale));
     assert_reason(d, reason::size_k_zero);
 
+    // ILP64 sizes beyond INT_MAX are forwarded whole, before K = 0 or ALPHA = 0 could make the
+    // shim scale C itself; a leading dimension beyond INT_MAX alone is fine.
+    for (int which = 0; which < 3; ++which) {
+        c = routable();
+        c.lda = c.ldb = c.ldc = std::int64_t{1} << 33;
+        std::int64_t* dim = which == 0 ? &c.m : which == 1 ? &c.n : &c.k;
+        *dim = (std::int64_t{1} << 31) + 7;
+        c.alpha_is_zero = true;
+        assert_reason(decide(c, fp64_on(), amx_machine()), reason::size_too_large);
+    }
+    c = routable();
+    c.lda = (std::int64_t{1} << 31) + 32;
+    assert_routed(decide(c, fp64_on(), amx_machine()), Route::amx_fp64_21);
+
     c = routable();
     c.alpha_is_zero = true;
     d = decide(c, fp64_on(), amx_machine());
@@ -197,7 +212,7 @@ void min_n_boundaries(void**) {
     s.shapes = ShapeRule::any;
     for (int which = 0; which < 3; ++which) {
         GemmCall c = routable(Precision::fp64, 1024);
-        int* dim = which == 0 ? &c.m : which == 1 ? &c.n : &c.k;
+        std::int64_t* dim = which == 0 ? &c.m : which == 1 ? &c.n : &c.k;
         *dim = 255;
         c.lda = c.m;
         c.ldb = c.k;

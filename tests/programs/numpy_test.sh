@@ -1,6 +1,7 @@
 #!/bin/sh
-# Debian's NumPy: A @ B in float32 and float64 is routed (cblas_sgemm -> amx-fp32,
-# cblas_dgemm -> amx-fp64-21) and agrees with the result of a process without the library.
+# Debian's NumPy: A @ B in float32, float64, complex64 and complex128 is routed (cblas_sgemm
+# and cblas_cgemm -> amx-fp32, cblas_dgemm and cblas_zgemm -> amx-fp64-21) and agrees with the
+# result of a process without the library (relative errors printed).
 # Usage: numpy_test.sh AMXBLAS_RUN LIBRARY NUMPY_SCRIPT OUTDIR N
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -18,4 +19,6 @@ env -u LD_PRELOAD "$py" "$script" reference "$out" "$n"
     -- "$py" "$script" preloaded "$out" "$n"
 expect_routed "$out/numpy.log" cblas_sgemm "$n" amx-fp32
 expect_routed "$out/numpy.log" cblas_dgemm "$n" amx-fp64-21
+expect_routed "$out/numpy.log" cblas_cgemm "$n" amx-fp32
+expect_routed "$out/numpy.log" cblas_zgemm "$n" amx-fp64-21
 env -u LD_PRELOAD "$py" "$script" compare "$out" "$n"

@@ -1,5 +1,6 @@
 // Unit tests of the shim's parts that need no BLAS: configuration parsing, the log line
 // format and the log path expansion.
+#include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <cstdarg>
 #include <cstddef>
 #include <csetjmp>

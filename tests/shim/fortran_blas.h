@@ -11,4 +11,13 @@ void dgemm_(const char*, const char*, const int*, const int*, const int*, const 
             const double*, const int*, const double*, const int*, const double*, double*,
             const int*, size_t, size_t);
 
+/* Complex: the arguments are float complex / double complex; void* keeps this header free of
+ * <complex.h>. */
+void cgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
+            const void*, const int*, const void*, const int*, const void*, void*, const int*,
+            size_t, size_t);
+void zgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
+            const void*, const int*, const void*, const int*, const void*, void*, const int*,
+            size_t, size_t);
+
 #endif

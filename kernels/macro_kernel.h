@@ -1,0 +1,29 @@
+// The blocked driver's entry points for the kernels' own callers (driver.cc's SGEMM/DGEMM and
+// complex_gemm.cc's CGEMM/ZGEMM): one real GEMM op(A) (m x k) times op(B) (k x n), read through
+// the packer's views (pack.h), computed by the FP32 or FP64 method on the one macro-kernel,
+// and handed back one BM x BN block at a time. The caller's writer stores the block into its
+// C: acc is row-major with row stride kBlockN and holds op(A) op(B) for rows
+// i0 .. min(i0 + BM, m) - 1 and columns j0 .. min(j0 + BN, n) - 1. Blocks are written by the
+// pool's threads concurrently; no two blocks overlap. Same failure contract as
+// emulated_gemm.h (C untouched).
+#pragma once
+
+#include <functional>
+
+#include "kernels/emulated_gemm.h"
+#include "kernels/pack.h"
+
+namespace amxblas::kernels {
+
+template <typename Acc>
+using BlockWriter = std::function<void(int i0, int j0, const Acc* acc)>;
+
+// FP32: split, pack, compute, write, in one call.
+const char* run_fp32_gemm(const OperandView<float>& a, const OperandView<float>& b, int m, int n, int k,
+                          const RunOptions& opt, const BlockWriter<float>& write);
+// FP64, phase 1 (emulated_gemm.h): split and pack; compute_dgemm later runs the products and
+// calls `write`, which therefore owns whatever it needs (a copy of the caller's arguments).
+const char* prepare_fp64_gemm(const OperandView<double>& a, const OperandView<double>& b, int m, int n, int k,
+                              const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out);
+
+}  // namespace amxblas::kernels

@@ -1,0 +1,179 @@
+// The complex entry points (emulate_cgemm, emulate_zgemm) against OpenBLAS's CGEMM and ZGEMM:
+// every transpose pair of N, T and C, edges of the 32-wide tiles and of the 256-wide blocks
+// (the real GEMM a complex one becomes is 2K deep and 2N wide), complex alpha and beta,
+// beta = 0 over NaN, padding rows of C untouched; ZGEMM bitwise identical across thread
+// counts and against the reference backend; the failure contract (reason, C untouched).
+#include <complex>
+#include <cstring>
+
+#include "policy/emulate.h"
+#include "tests/kernels/kernels_test_util.h"
+
+using namespace amxblas::kernels;
+
+namespace {
+
+template <typename R>
+struct Problem {
+    GemmArgs<std::complex<R>> g;
+    std::vector<std::complex<R>> a, b, c;
+};
+
+template <typename R>
+std::vector<std::complex<R>> random_complex(std::size_t elems, std::uint64_t seed) {
+    kt::Rng r(seed);
+    std::vector<std::complex<R>> v(elems);
+    for (auto& x : v) {
+        const R re = R(r.uniform());
+        x = {re, R(r.uniform())};
+    }
+    return v;
+}
+
+template <typename R>
+Problem<R> make_problem(char ta, char tb, int m, int n, int k, std::complex<R> alpha, std::complex<R> beta,
+                        std::uint64_t seed, int pad = 3) {
+    Problem<R> p;
+    const int arows = ta == 'N' ? m : k, acols = ta == 'N' ? k : m;
+    const int brows = tb == 'N' ? k : n, bcols = tb == 'N' ? n : k;
+    const int lda = arows + pad, ldb = brows + pad, ldc = m + pad;
+    p.a = random_complex<R>(std::size_t(lda) * acols, seed);
+    p.b = random_complex<R>(std::size_t(ldb) * bcols, seed + 1);
+    p.c = beta == std::complex<R>(0) ? std::vector<std::complex<R>>(std::size_t(ldc) * n, {R(NAN), R(NAN)})
+                                     : random_complex<R>(std::size_t(ldc) * n, seed + 2);
+    p.g = {ta, tb, m, n, k, alpha, p.a.data(), lda, p.b.data(), ldb, beta, p.c.data(), ldc};
+    return p;
+}
+
+CBLAS_TRANSPOSE trans(char t) { return t == 'N' ? CblasNoTrans : t == 'T' ? CblasTrans : CblasConjTrans; }
+
+template <typename R>
+void blas(const GemmArgs<std::complex<R>>& g, std::complex<R>* c) {
+    if constexpr (sizeof(R) == 4)
+        cblas_cgemm(CblasColMajor, trans(g.transa), trans(g.transb), g.m, g.n, g.k, &g.alpha, g.a, g.lda, g.b, g.ldb,
+                    &g.beta, c, g.ldc);
+    else
+        cblas_zgemm(CblasColMajor, trans(g.transa), trans(g.transb), g.m, g.n, g.k, &g.alpha, g.a, g.lda, g.b, g.ldb,
+                    &g.beta, c, g.ldc);
+}
+
+// What the library runs: the kernels with the policy's checks between their phases.
+template <typename R>
+const char* emulate(const GemmArgs<std::complex<R>>& g, const RunOptions& o) {
+    return amxblas::emulate_gemm(g, o);
+}
+
+template <typename R>
+std::complex<R> op_at(char t, const std::complex<R>* x, int ld, int i, int l) {
+    const std::complex<R> v = t == 'N' ? x[i + std::size_t(l) * ld] : x[l + std::size_t(i) * ld];
+    return t == 'C' ? std::conj(v) : v;
+}
+
+// |C - C_openblas| <= tol * (|alpha| (|op(A)| |op(B)|)_ij + |beta| |C0_ij|), complex moduli:
+// 2^-20 for the FP32 method, 2^-44 for FP64-21 (both methods reach about 2^-23 and 2^-52
+// of that bound on uniform data; a sign or conjugation error gives order 1).
+template <typename R>
+void check_against_blas(Problem<R>& p, int threads) {
+    const auto c0 = p.c;
+    auto want = p.c;
+    blas(p.g, want.data());
+    if (const char* why = emulate(p.g, kt::options(21, threads))) fail_msg("forwarded: %s", why);
+    const double tol = sizeof(R) == 4 ? 0x1p-20 : 0x1p-44;
+    for (int j = 0; j < p.g.n; ++j)
+        for (int i = 0; i < p.g.ldc; ++i) {
+            const std::size_t idx = i + std::size_t(j) * p.g.ldc;
+            if (i >= p.g.m) {
+                assert_memory_equal(&p.c[idx], &c0[idx], sizeof c0[idx]);
+                continue;
+            }
+            double ab = 0;
+            for (int l = 0; l < p.g.k; ++l)
+                ab += std::abs(std::complex<double>(op_at(p.g.transa, p.g.a, p.g.lda, i, l))) *
+                      std::abs(std::complex<double>(op_at(p.g.transb, p.g.b, p.g.ldb, l, j)));
+            const double beta_c = p.g.beta == std::complex<R>(0) ? 0 : std::abs(p.g.beta) * std::abs(c0[idx]);
+            const double bound = tol * (std::abs(p.g.alpha) * ab + beta_c);
+            const double d = std::abs(std::complex<double>(p.c[idx]) - std::complex<double>(want[idx]));
+            if (!(d <= bound))
+                fail_msg("%c%c m=%d n=%d k=%d: C(%d,%d) off by %.3g, bound %.3g", p.g.transa, p.g.transb, p.g.m,
+                         p.g.n, p.g.k, i, j, d, bound);
+        }
+}
+
+template <typename R>
+void shapes() {
+    const int sizes[][3] = {{1, 1, 1}, {33, 17, 45}, {64, 32, 16}};
+    const char t[] = "NTC";
+    std::uint64_t seed = 1;
+    for (const auto& s : sizes)
+        for (char ta : t)
+            for (char tb : t) {
+                auto p = make_problem<R>(ta, tb, s[0], s[1], s[2], {R(0.75), R(-0.5)}, {R(-0.25), R(1)}, seed++);
+                check_against_blas(p, 1);
+            }
+    // beta = 0 over NaN, and real alpha.
+    auto p = make_problem<R>('C', 'T', 20, 9, 31, {R(2), R(0)}, {R(0), R(0)}, seed++);
+    check_against_blas(p, 1);
+}
+
+// Past one 256-wide block in M and in 2N, and past one 256-deep panel in 2K, with 2 threads.
+template <typename R>
+void big() {
+    const int m = kt::g_quick ? 40 : 270, n = kt::g_quick ? 20 : 140, k = kt::g_quick ? 30 : 150;
+    for (const char* tt : {"NN", "CT", "TC"}) {
+        auto p = make_problem<R>(tt[0], tt[1], m, n, k, {R(1), R(0.5)}, {R(0.5), R(0)}, 77);
+        check_against_blas(p, 2);
+    }
+}
+
+void test_cgemm_shapes(void**) { shapes<float>(); }
+void test_zgemm_shapes(void**) { shapes<double>(); }
+void test_cgemm_big(void**) { big<float>(); }
+void test_zgemm_big(void**) { big<double>(); }
+
+// Every per-panel FP32 sum of the FP64 method is exact, so ZGEMM's bits cannot depend on the
+// backend or the thread count.
+void test_zgemm_bitwise_reproducible(void**) {
+    for (int products : {6, 21}) {
+        std::vector<std::complex<double>> first;
+        for (int run = 0; run < 3; ++run) {
+            auto p = make_problem<double>('C', 'N', 70, 45, kt::g_quick ? 140 : 300, {0.5, 2}, {1, -1}, 5);
+            RunOptions o = kt::options(products, run == 1 ? 2 : 1);
+            if (run == 2) o.backend = Backend::reference;
+            if (run == 2 && kt::g_backend == Backend::reference) o.threads = 2;
+            if (const char* why = emulate(p.g, o)) fail_msg("forwarded: %s", why);
+            if (run == 0) first = p.c;
+            else if (std::memcmp(first.data(), p.c.data(), first.size() * sizeof first[0]) != 0)
+                fail_msg("products=%d run %d differs (%s, %d threads)", products, run, backend_name(o.backend), o.threads);
+        }
+    }
+}
+
+// A workspace cap below the call's need: the reason, and C untouched.
+void test_complex_workspace_cap(void**) {
+    auto p = make_problem<double>('N', 'N', 40, 40, 40, {1, 0}, {1, 0}, 9);
+    const auto c0 = p.c;
+    RunOptions o = kt::options(21, 1);
+    o.workspace_cap_bytes = zgemm_workspace_bytes(40, 40, 40, 1) - 1;
+    assert_string_equal(emulate(p.g, o), "memory:workspace-cap");
+    assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof c0[0]);
+    auto q = make_problem<float>('N', 'N', 40, 40, 40, {1, 0}, {1, 0}, 9);
+    const auto cf = q.c;
+    o.workspace_cap_bytes = cgemm_workspace_bytes(40, 40, 40, 1) - 1;
+    assert_string_equal(emulate(q.g, o), "memory:workspace-cap");
+    assert_memory_equal(q.c.data(), cf.data(), cf.size() * sizeof cf[0]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (const int rc = kt::setup(argc, argv)) return rc;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cgemm_shapes),
+        cmocka_unit_test(test_zgemm_shapes),
+        cmocka_unit_test(test_cgemm_big),
+        cmocka_unit_test(test_zgemm_big),
+        cmocka_unit_test(test_zgemm_bitwise_reproducible),
+        cmocka_unit_test(test_complex_workspace_cap),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
