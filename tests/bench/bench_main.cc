@@ -25,6 +25,7 @@
 #include "policy/emulate.h"
 #include "shim/hardware.h"
 #include "tests/bench/bench.h"
+#include "tests/common/table4.h"
 
 extern "C" {
 void openblas_set_num_threads(int);
@@ -396,41 +397,21 @@ void print_tables(const std::vector<Row>& rows, const Options& o) {
     }
 }
 
-// Table 4 of the paper (Cui and Liu, arXiv:2609.04663): eF and escaled on uniform [-1, 1] inputs
-// against oneMKL, for the routes fp32, fp64_6, fp64_10, fp64_15, fp64_21 in that order.
-struct PaperRow {
-    int n;
-    double ef[5], escaled[5];
-};
-constexpr PaperRow kTable4[] = {
-    {256, {3.02e-7, 1.49e-8, 3.26e-11, 6.95e-14, 5.71e-16}, {2.25e-7, 5.46e-9, 1.30e-11, 2.49e-14, 3.41e-16}},
-    {512, {3.06e-7, 1.49e-8, 3.25e-11, 6.94e-14, 5.88e-16}, {1.54e-7, 4.41e-9, 9.31e-12, 1.88e-14, 2.96e-16}},
-    {1024, {3.59e-7, 1.49e-8, 3.26e-11, 6.97e-14, 6.96e-16}, {1.22e-7, 3.38e-9, 6.93e-12, 1.40e-14, 2.79e-16}},
-    {2048, {3.72e-7, 1.49e-8, 3.25e-11, 6.95e-14, 7.45e-16}, {9.41e-8, 2.34e-9, 5.10e-12, 1.08e-14, 2.16e-16}},
-    {4096, {3.83e-7, 1.49e-8, 3.25e-11, 6.96e-14, 8.19e-16}, {5.56e-8, 1.73e-9, 3.87e-12, 7.65e-15, 1.67e-16}},
-    {8192, {3.97e-7, 1.49e-8, 3.25e-11, 6.96e-14, 9.41e-16}, {4.16e-8, 1.24e-9, 2.86e-12, 6.15e-15, 1.52e-16}},
-};
-
+// Against the paper's Table 4 (tests/common/table4.h), for the five variants it measured.
 void print_table4(const std::vector<Row>& rows) {
     bool header = false;
     for (const Row& r : rows) {
         if (r.input != "uniform" || r.status != "ok" || route_is_baseline(r.route) || !r.s.square()) continue;
-        for (const PaperRow& p : kTable4) {
-            if (p.n != r.s.n) continue;
-            // The paper measured these five variants only; other rows of kernels/variants.def
-            // have no Table 4 values to compare with.
-            static const char* const kPaperRoutes[5] = {"fp32", "fp64_6", "fp64_10", "fp64_15", "fp64_21"};
-            int q = 0;
-            while (q < 5 && std::strcmp(kPaperRoutes[q], route_name(r.route)) != 0) ++q;
-            if (q == 5) continue;
-            if (!header) {
-                std::printf("\n== Against the paper's Table 4 (uniform; here vs OpenBLAS, paper vs oneMKL) ==\n");
-                std::printf("%-6s %-8s %10s %10s %10s %10s\n", "N", "route", "eF", "eF_paper", "escaled", "esc_paper");
-                header = true;
-            }
-            std::printf("%-6d %-8s %10.2e %10.2e %10.2e %10.2e\n", r.s.n, route_name(r.route), r.vs_blas.eF, p.ef[q],
-                        r.vs_blas.escaled, p.escaled[q]);
+        const test::PaperRow* p = test::paper_row(r.s.n);
+        const int q = test::paper_column(route_name(r.route));
+        if (!p || q < 0) continue;
+        if (!header) {
+            std::printf("\n== Against the paper's Table 4 (uniform; here vs OpenBLAS, paper vs oneMKL) ==\n");
+            std::printf("%-6s %-8s %10s %10s %10s %10s\n", "N", "route", "eF", "eF_paper", "escaled", "esc_paper");
+            header = true;
         }
+        std::printf("%-6d %-8s %10.2e %10.2e %10.2e %10.2e\n", r.s.n, route_name(r.route), r.vs_blas.eF, p->e[q].eF,
+                    r.vs_blas.escaled, p->e[q].escaled);
     }
 }
 

@@ -26,13 +26,13 @@ void check(int n) {
     kt::print_row(n, e);
     const kt::PaperRow* p = kt::paper_row(n);
     for (int v = 0; v < kt::kVariants; ++v) {
-        const double got[2] = {e[v].ef, e[v].escaled}, paper[2] = {p->e[v].ef, p->e[v].escaled};
+        const double got[2] = {e[v].eF, e[v].escaled}, paper[2] = {p->e[v].eF, p->e[v].escaled};
         for (int m = 0; m < 2; ++m) {
             if (!(got[m] <= kCeiling[v] * paper[m]))
-                fail_msg("N=%d %s %s = %.3e above %gx paper (%.3e)", n, kt::kVariantNames[v], m ? "escaled" : "eF", got[m],
+                fail_msg("N=%d %s %s = %.3e above %gx paper (%.3e)", n, kt::kPaperVariantList[v].name, m ? "escaled" : "eF", got[m],
                          kCeiling[v], paper[m]);
             if (v != 4 && !(got[m] >= paper[m] / 20))
-                fail_msg("N=%d %s %s = %.3e far below paper (%.3e)", n, kt::kVariantNames[v], m ? "escaled" : "eF", got[m], paper[m]);
+                fail_msg("N=%d %s %s = %.3e far below paper (%.3e)", n, kt::kPaperVariantList[v].name, m ? "escaled" : "eF", got[m], paper[m]);
         }
     }
 }
