@@ -18,6 +18,7 @@
 #include "shim/hardware.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
+#include "tests/common/rng.h"
 
 #include <cfloat>
 #include <cmath>
@@ -47,11 +48,11 @@ Traffic expected(const Shape& s, int products_per_step, int loads_per_step, int 
             tiles * panels * 4u * uint64_t(acc_sets), tiles * panels * 4u * uint64_t(acc_sets)};
 }
 
-uint64_t g_seed = 0x9e3779b97f4a7c15ull;
+amxt_rng g_rng = {0x9e3779b97f4a7c15ull};
 double uniform() {  // [1, 2) with a full 52-bit mantissa, random sign
-    g_seed = g_seed * 6364136223846793005ull + 1442695040888963407ull;
-    const double v = 1.0 + double(g_seed >> 12) * 0x1p-52;
-    return (g_seed >> 11) & 1 ? v : -v;
+    const uint64_t s = amxt_rng_next(&g_rng);
+    const double v = 1.0 + double(s >> 12) * 0x1p-52;
+    return (s >> 11) & 1 ? v : -v;
 }
 
 template <typename T>
@@ -154,9 +155,9 @@ void dgemm_bitwise_equal_to_reference(void** /*state*/) {
         for (int np : {6, 21})
             for (int threads : {1, 2}) {
                 std::vector<double> ref, amx;
-                const uint64_t seed = g_seed;
+                const amxt_rng seed = g_rng;
                 assert_null(run<double>(s, kn::Backend::reference, np, threads, &ref));
-                g_seed = seed;
+                g_rng = seed;
                 assert_null(run<double>(s, kn::Backend::amx, np, threads, &amx));
                 assert_memory_equal(ref.data(), amx.data(), ref.size() * sizeof(double));
             }
@@ -166,9 +167,9 @@ void sgemm_bitwise_equal_to_reference(void** /*state*/) {
     for (const Shape& s : kShapes)
         for (int threads : {1, 2}) {
             std::vector<float> ref, amx;
-            const uint64_t seed = g_seed;
+            const amxt_rng seed = g_rng;
             assert_null(run<float>(s, kn::Backend::reference, 21, threads, &ref));
-            g_seed = seed;
+            g_rng = seed;
             assert_null(run<float>(s, kn::Backend::amx, 21, threads, &amx));
             for (size_t i = 0; i < ref.size(); ++i)
                 if (amxemu_test::bits(ref[i]) != amxemu_test::bits(amx[i]))

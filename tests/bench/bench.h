@@ -7,6 +7,7 @@
 
 #include "kernels/emulated_gemm.h"
 #include "kernels/variants.h"
+#include "tests/common/metrics.h"
 
 namespace amxblas::bench {
 
@@ -54,11 +55,8 @@ const char* input_description(InputClass c);
 void make_inputs(InputClass c, const Shape& s, std::uint64_t seed, std::vector<double>* a,
                  std::vector<double>* b);
 
-// Accuracy of C (m x n, ld = m) against a reference.
-struct Errors {
-    double eF = 0;       // ||C - Cref||_F / ||Cref||_F
-    double escaled = 0;  // max_ij |C - Cref|_ij / (|A||B|)_ij, over entries with a nonzero bound
-};
+// Accuracy of C (m x n, ld = m) against a reference (eF, escaled: tests/common/metrics.h).
+using test::Errors;
 // Against a full reference matrix; absab is |A||B| in double.
 template <typename T>
 Errors errors_full(const std::vector<T>& c, const std::vector<T>& ref, const std::vector<double>& absab);

@@ -23,6 +23,8 @@
 
 #include "kernels/emulated_gemm.h"
 #include "policy/emulate.h"
+#include "tests/common/metrics.h"
+#include "tests/common/rng.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -42,14 +44,10 @@ double median(std::vector<double> v) {
 template <typename R>
 std::vector<std::complex<R>> uniform(std::size_t n, std::uint64_t seed) {
     std::vector<std::complex<R>> v(n);
-    std::uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
-    auto next = [&s] {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        return double(s >> 11) * 0x1p-52 - 1.0;
-    };
+    amxblas::test::Rng r(seed);
     for (auto& x : v) {
-        const double re = next();
-        x = {R(re), R(next())};
+        const double re = r.uniform();
+        x = {R(re), R(r.uniform())};
     }
     return v;
 }
@@ -107,15 +105,9 @@ void measure(int n, Backend backend, int threads, int reps, std::vector<Row>* ro
             }
             if (r > 0) t.push_back(now_s() - t0);
         }
-        double num = 0, den = 0, esc = 0;
-        for (std::size_t i = 0; i < nn; ++i) {
-            const std::complex<double> d = std::complex<double>(c[i]) - std::complex<double>(ref[i]);
-            num += std::norm(d);
-            den += std::norm(std::complex<double>(ref[i]));
-            if (absab[i] > 0) esc = std::max(esc, std::abs(d) / absab[i]);
-        }
+        const amxblas::test::Errors e = amxblas::test::errors(c, ref, absab);
         const std::string route = sizeof(R) == 4 ? "cgemm_fp32" : "zgemm_fp64_" + std::to_string(p);
-        rows->push_back({n, route, median(t), std::sqrt(num / den), esc, base});
+        rows->push_back({n, route, median(t), e.eF, e.escaled, base});
     }
 }
 

@@ -111,17 +111,7 @@ void make_inputs(InputClass c, const Shape& s, std::uint64_t seed, std::vector<d
 
 template <typename T>
 Errors errors_full(const std::vector<T>& c, const std::vector<T>& ref, const std::vector<double>& absab) {
-    Errors e;
-    double num = 0, den = 0;
-    for (std::size_t q = 0; q < c.size(); ++q) {
-        const double d = double(c[q]) - double(ref[q]);
-        num += d * d;
-        den += double(ref[q]) * double(ref[q]);
-        if (absab[q] > 0) e.escaled = std::max(e.escaled, std::fabs(d) / absab[q]);
-        if (!(std::fabs(d) <= HUGE_VAL)) e.escaled = NAN;  // a NaN result is reported, not hidden
-    }
-    e.eF = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-    return e;
+    return test::errors(c, ref, absab);
 }
 
 template <typename T>
@@ -148,17 +138,12 @@ ExactSample exact_sample(const Shape& s, const std::vector<T>& a, const std::vec
 
 template <typename T>
 Errors errors_sampled(const std::vector<T>& c, int ldc, const ExactSample& ex) {
-    Errors e;
-    double num = 0, den = 0;
+    test::ErrorMetrics m;
     for (std::size_t q = 0; q < ex.i.size(); ++q) {
-        const double d = double(c[ex.i[q] + std::size_t(ex.j[q]) * ldc]) - ex.value[q];
-        num += d * d;
-        den += ex.value[q] * ex.value[q];
-        if (ex.absab[q] > 0) e.escaled = std::max(e.escaled, std::fabs(d) / ex.absab[q]);
-        if (!(std::fabs(d) <= HUGE_VAL)) e.escaled = NAN;
+        const double got = double(c[ex.i[q] + std::size_t(ex.j[q]) * ldc]);
+        m.add(std::fabs(got - ex.value[q]), std::fabs(ex.value[q]), ex.absab[q]);
     }
-    e.eF = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-    return e;
+    return m.result();
 }
 
 template Errors errors_full(const std::vector<float>&, const std::vector<float>&, const std::vector<double>&);

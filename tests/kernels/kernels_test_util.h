@@ -31,6 +31,8 @@ extern "C" {
 #include "kernels/emulated_gemm.h"
 #include "policy/emulate.h"
 #include "shim/hardware.h"
+#include "tests/common/metrics.h"
+#include "tests/common/rng.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -78,15 +80,8 @@ inline amxblas::kernels::RunOptions options(int fp64_products = 21, int threads 
     return o;
 }
 
-// Deterministic uniform [-1, 1) (a 64-bit LCG; the top 53 bits make a double).
-struct Rng {
-    std::uint64_t s;
-    explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
-    double uniform() {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        return double(s >> 11) * 0x1p-52 - 1.0;
-    }
-};
+// Deterministic uniform [-1, 1): tests/common/rng.h.
+using amxblas::test::Rng;
 
 template <typename T>
 std::vector<T> random_matrix(std::size_t elems, std::uint64_t seed) {
@@ -128,24 +123,12 @@ std::vector<double> abs_product(const amxblas::kernels::GemmArgs<T>& g) {
     return ab;
 }
 
-struct Errors {
-    double ef = 0;       // Eq. (20)
-    double escaled = 0;  // Eq. (21)
-};
+using amxblas::test::Errors;
 
-// Square, alpha = 1, beta = 0, ldc = m.
+// Square, alpha = 1, beta = 0, ldc = m (tests/common/metrics.h).
 template <typename T>
 Errors metrics(const std::vector<T>& c, const std::vector<T>& cref, const std::vector<double>& ab) {
-    double num = 0, den = 0;
-    Errors e;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-        const double d = double(c[i]) - double(cref[i]);
-        num += d * d;
-        den += double(cref[i]) * double(cref[i]);
-        if (ab[i] > 0) e.escaled = std::fmax(e.escaled, std::fabs(d) / ab[i]);
-    }
-    e.ef = std::sqrt(num) / std::sqrt(den);
-    return e;
+    return amxblas::test::errors(c, cref, ab);
 }
 
 }  // namespace kt

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/rng.h"
+
 typedef void dgemm_fn(const char*, const char*, const int*, const int*, const int*,
                       const double*, const double*, const int*, const double*, const int*,
                       const double*, double*, const int*, size_t, size_t);
@@ -62,13 +64,8 @@ static void field(const char* line, const char* key, char* out, size_t size) {
     out[i] = '\0';
 }
 
-static unsigned long long g_state = 88172645463325252ull;
-static double uniform(void) { /* xorshift64: [-1, 1) */
-    g_state ^= g_state << 13;
-    g_state ^= g_state >> 7;
-    g_state ^= g_state << 17;
-    return (double)(g_state >> 11) * 0x1p-52 - 1.0;
-}
+static amxt_rng g_rng = {88172645463325252ull};
+static double uniform(void) { return amxt_rng_uniform(&g_rng); } /* [-1, 1) */
 
 /* Checks the log's verdict on the call just made; want_reason NULL means routed as want_route. */
 static int check_log(const char* name, const char* want_route, const char* want_reason) {

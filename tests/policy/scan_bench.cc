@@ -9,10 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "policy/domain.h"
+#include "tests/common/rng.h"
 
 extern "C" {
 void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
@@ -41,11 +41,10 @@ volatile const char* g_sink;
 
 template <typename T>
 void run(int n) {
-    std::mt19937_64 rng(1);
-    std::uniform_real_distribution<T> u(-1, 1);
+    amxblas::test::Rng rng(1);
     std::vector<T> a(static_cast<std::size_t>(n) * n), b(a.size()), c(a.size(), 0);
-    for (T& x : a) x = u(rng);
-    for (T& x : b) x = u(rng);
+    for (T& x : a) x = T(rng.uniform());
+    for (T& x : b) x = T(rng.uniform());
     const T one = 1, zero = 0;
     const int reps = n <= 512 ? 7 : 4;
     const amxblas::kernels::GemmArgs<T> args{'N', 'N', n, n, n, one, a.data(), n, b.data(), n, zero,

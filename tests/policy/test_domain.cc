@@ -14,12 +14,12 @@ extern "C" {
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "kernels/variants.h"
 #include "policy/domain.h"
 #include "policy/reasons.h"
+#include "tests/common/rng.h"
 
 using namespace amxblas;
 
@@ -190,15 +190,13 @@ void fp32_rules(void**) {
 
 // --- The scan: both implementations agree. ---------------------------------------------------
 
-std::vector<double> assorted_doubles(std::mt19937_64& rng, int n) {
+std::vector<double> assorted_doubles(amxblas::test::Rng& rng, int n) {
     const double specials[] = {0.0, -0.0, 1.0, -1.0, 0x1p-126, -0x1p-127, 1e-310, -4.9e-324,
                                0x1.FEp127, DBL_MAX, 0x1p-100 + 0x1p-140, 3.0, 0.1};
-    std::uniform_real_distribution<double> u(-1, 1);
-    std::uniform_int_distribution<int> e(-200, 200), pick(0, 15);
     std::vector<double> v(n);
     for (double& x : v) {
-        const int p = pick(rng);
-        x = p < 13 ? specials[p] : std::ldexp(u(rng), e(rng));
+        const int p = rng.below(16);
+        x = p < 13 ? specials[p] : std::ldexp(rng.uniform(), rng.below(401) - 200);
     }
     return v;
 }
@@ -212,7 +210,7 @@ void same_summary(const OperandSummary& p, const OperandSummary& q) {
 
 void scan_implementations_agree(void**) {
     if (!scan_avx512_available()) skip();
-    std::mt19937_64 rng(11);
+    amxblas::test::Rng rng(11);
     for (int len = 0; len <= 40; ++len) {
         for (int rep = 0; rep < 20; ++rep) {
             std::vector<double> v = assorted_doubles(rng, len + 3);

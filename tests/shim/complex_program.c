@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/rng.h"
 #include "fortran_blas.h"
 
 static int passed, failed;
@@ -28,11 +29,8 @@ static void check(int ok, const char* what) {
     else { ++failed; printf("FAIL: %s\n", what); }
 }
 
-static unsigned long long lcg_state = 12345;
-static double uniform(void) { /* in [-1, 1) */
-    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(lcg_state >> 11) * 0x1p-52 - 1.0;
-}
+static amxt_rng g_rng = {12345};
+static double uniform(void) { return amxt_rng_uniform(&g_rng); } /* in [-1, 1) */
 
 /* op(X)(i, j) of a column-major complex X. */
 static long double complex at(const double complex* x, int ld, char t, int i, int j) {
