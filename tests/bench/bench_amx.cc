@@ -29,8 +29,7 @@
 #include "shim/hardware.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/bench/bench.h"
-
-extern "C" void openblas_set_num_threads(int);
+#include "tests/common/blas.h"
 
 namespace amxblas::bench {
 

@@ -23,10 +23,9 @@
 
 #include "kernels/emulated_gemm.h"
 #include "policy/emulate.h"
+#include "tests/common/blas.h"
 #include "tests/common/metrics.h"
 #include "tests/common/rng.h"
-
-extern "C" void openblas_set_num_threads(int);
 
 namespace {
 

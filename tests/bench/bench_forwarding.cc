@@ -8,15 +8,13 @@
 #include <vector>
 
 #include "tests/bench/bench.h"
+#include "tests/common/blas.h"
 
 namespace amxblas::bench {
 
 namespace {
 
-// The Fortran ABI, hidden string lengths included.
-using DgemmFn = void (*)(const char*, const char*, const int*, const int*, const int*, const double*,
-                         const double*, const int*, const double*, const int*, const double*, double*,
-                         const int*, std::size_t, std::size_t);
+using DgemmFn = dgemm_fn*;  // tests/common/blas.h
 
 // Seconds for `calls` back-to-back calls of f.
 double batch(DgemmFn f, int n, int calls, const std::vector<double>& a, const std::vector<double>& b,

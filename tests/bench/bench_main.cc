@@ -24,13 +24,9 @@
 #include "policy/domain.h"
 #include "policy/emulate.h"
 #include "shim/hardware.h"
+#include "tests/common/blas.h"
 #include "tests/bench/bench.h"
 #include "tests/common/table4.h"
-
-extern "C" {
-void openblas_set_num_threads(int);
-char* openblas_get_corename(void);
-}
 
 namespace amxblas::bench {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "tests/shim/fortran_blas.h"
+#include "tests/common/blas.h"
 
 static int by_value(const void* x, const void* y) {
     const double a = *(const double*)x, b = *(const double*)y;

@@ -29,12 +29,12 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "tests/common/blas.h"
 #include "tests/common/rng.h"
 #include "tests/fuzz/error_bound.h"
-
-extern "C" void openblas_set_num_threads(int);
 
 namespace {
 
@@ -44,11 +44,9 @@ enum Order { kRowMajor = 101, kColMajor = 102 };
 enum Trans { kNoTrans = 111, kTrans = 112, kConjTrans = 113 };
 
 template <typename T>
-using FortranGemm = void (*)(const char*, const char*, const int*, const int*, const int*, const T*,
-                             const T*, const int*, const T*, const int*, const T*, T*, const int*,
-                             std::size_t, std::size_t);
+using FortranGemm = std::conditional_t<sizeof(T) == 4, sgemm_fn*, dgemm_fn*>;
 template <typename T>
-using CblasGemm = void (*)(int, int, int, int, int, int, T, const T*, int, const T*, int, T, T*, int);
+using CblasGemm = std::conditional_t<sizeof(T) == 4, cblas_sgemm_fn*, cblas_dgemm_fn*>;
 
 template <typename T>
 struct Gemm {

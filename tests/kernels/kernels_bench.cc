@@ -19,8 +19,7 @@
 #include "kernels/microkernel.h"
 #include "policy/emulate.h"
 #include "shim/hardware.h"
-
-extern "C" void openblas_set_num_threads(int);
+#include "tests/common/blas.h"
 
 using namespace amxblas::kernels;
 

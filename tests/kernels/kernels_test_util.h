@@ -31,10 +31,9 @@ extern "C" {
 #include "kernels/emulated_gemm.h"
 #include "policy/emulate.h"
 #include "shim/hardware.h"
+#include "tests/common/blas.h"
 #include "tests/common/metrics.h"
 #include "tests/common/rng.h"
-
-extern "C" void openblas_set_num_threads(int);
 
 namespace kt {
 

@@ -17,17 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/blas.h"
 #include "../common/rng.h"
 
-typedef void dgemm_fn(const char*, const char*, const int*, const int*, const int*,
-                      const double*, const double*, const int*, const double*, const int*,
-                      const double*, double*, const int*, size_t, size_t);
-typedef void sgemm_fn(const char*, const char*, const int*, const int*, const int*,
-                      const float*, const float*, const int*, const float*, const int*,
-                      const float*, float*, const int*, size_t, size_t);
-
-extern dgemm_fn dgemm_;
-extern sgemm_fn sgemm_;
 
 enum { N = 256 };
 

@@ -12,16 +12,9 @@
 #include <vector>
 
 #include "policy/domain.h"
+#include "tests/common/blas.h"
 #include "tests/common/rng.h"
 
-extern "C" {
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
-            const double*, const int*, const double*, const int*, const double*, double*,
-            const int*, std::size_t, std::size_t);
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*,
-            const float*, const int*, const float*, const int*, const float*, float*,
-            const int*, std::size_t, std::size_t);
-}
 
 namespace {
 

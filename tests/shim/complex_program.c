@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/blas.h"
 #include "../common/rng.h"
-#include "fortran_blas.h"
 
 static int passed, failed;
 static double worst[6];

@@ -4,9 +4,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
-typedef void dgemm_fn(const char*, const char*, const int*, const int*, const int*,
-                      const double*, const double*, const int*, const double*, const int*,
-                      const double*, double*, const int*, size_t, size_t);
+#include "../common/blas.h"
 
 int main(void) {
     dgemm_fn* dgemm = (dgemm_fn*)dlsym(RTLD_DEFAULT, "dgemm_");

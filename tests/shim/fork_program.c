@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fortran_blas.h"
+#include "../common/blas.h"
 
 static float *a, *b, *c;
 

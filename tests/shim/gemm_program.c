@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fortran_blas.h"
+#include "../common/blas.h"
 
 static int passed, failed;
 

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#define AMXBLAS_TEST_ILP64 /* -lblas64: dgemm_ takes 64-bit integers */
+#include "../common/blas.h"
+
 typedef int64_t i64;
-void dgemm_(const char*, const char*, const i64*, const i64*, const i64*, const double*,
-            const double*, const i64*, const double*, const i64*, const double*, double*,
-            const i64*, size_t, size_t);
 
 int main(void) {
     const i64 m = 64, n = 48, k = 3, lda = ((i64)1 << 31) + 32, ldb = k, ldc = m;

@@ -10,25 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define AMXBLAS_TEST_ILP64 /* -lopenblas64: the plain names take 64-bit integers */
+#include "../common/blas.h"
+
 typedef int64_t i64;
 enum { kColMajor = 102, kRowMajor = 101, kNoTrans = 111, kTrans = 112, kConjTrans = 113 };
 
-void dgemm_64_(const char*, const char*, const i64*, const i64*, const i64*, const double*,
-               const double*, const i64*, const double*, const i64*, const double*, double*,
-               const i64*, size_t, size_t) __attribute__((weak));
-void zgemm_64_(const char*, const char*, const i64*, const i64*, const i64*, const void*,
-               const void*, const i64*, const void*, const i64*, const void*, void*, const i64*,
-               size_t, size_t) __attribute__((weak));
-void cblas_dgemm_64(int, int, int, i64, i64, i64, double, const double*, i64, const double*, i64,
-                    double, double*, i64) __attribute__((weak));
-void cblas_sgemm_64(int, int, int, i64, i64, i64, float, const float*, i64, const float*, i64,
-                    float, float*, i64) __attribute__((weak));
-/* Debian's ILP64 OpenBLAS: the plain names, 64-bit integers. */
-void dgemm_(const char*, const char*, const i64*, const i64*, const i64*, const double*,
-            const double*, const i64*, const double*, const i64*, const double*, double*,
-            const i64*, size_t, size_t);
-void cblas_dgemm(int, int, int, i64, i64, i64, double, const double*, i64, const double*, i64,
-                 double, double*, i64);
+/* The library's suffixed 64-bit interfaces (weak: the program checks they are there). */
+dgemm64_fn dgemm_64_ __attribute__((weak));
+zgemm64_fn zgemm_64_ __attribute__((weak));
+cblas_dgemm64_fn cblas_dgemm_64 __attribute__((weak));
+cblas_sgemm64_fn cblas_sgemm_64 __attribute__((weak));
 
 static int passed, failed;
 static void check(int ok, const char* what) {

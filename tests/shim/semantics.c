@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fortran_blas.h"
+#include "../common/blas.h"
 
 static int passed, failed;
 static void check(int ok, const char* what) {

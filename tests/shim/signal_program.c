@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fortran_blas.h"
+#include "../common/blas.h"
 
 static volatile sig_atomic_t g_stop;
 

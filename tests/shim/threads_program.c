@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fortran_blas.h"
+#include "../common/blas.h"
 
 enum { kThreads = 4, kCallsPerThread = 10 };
 static int failures;

@@ -4,7 +4,7 @@
 #include <cblas.h>
 #include <stdio.h>
 
-#include "fortran_blas.h"
+#include "../common/blas.h"
 
 int main(void) {
     double a[16] = {0}, b[16] = {0}, c[16] = {0}, one = 1;
