@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/thread_pool.h"
+#include "policy/fp64_certificate_loops.h"
 
 namespace amxblas {
 namespace {
@@ -26,62 +27,31 @@ struct DepthConstants {
 };
 
 struct alignas(64) NeedPartial {
-    int deepest = 0;   // the largest smallest-passing depth among entries that pass somewhere
-    long nowhere = 0;  // entries that pass at no depth
+    std::int64_t deepest = 0;  // the largest smallest-passing depth among entries that pass somewhere
+    std::int64_t nowhere = 0;  // entries that pass at no depth
 };
 struct alignas(64) MarginPartial {
-    long failing = 0;
+    std::int64_t failing = 0;
     double margin = INFINITY;
 };
 
 // One thread's per-column arrays for the entry test (sized m on first use).
 struct ColumnScratch {
-    std::vector<double> rhs, u00, ratio;
+    std::vector<double> rhs, u00;
     std::vector<std::int64_t> best;  // as wide as a double: the compare and the select vectorise together
     void resize(int m) {
         if (int(rhs.size()) == m) return;
         rhs.resize(std::size_t(m));
         u00.resize(std::size_t(m));
-        ratio.resize(std::size_t(m));
         best.resize(std::size_t(m));
     }
 };
 
-// The entry test's loops over the rows i of one column, as free functions of restrict
-// pointers and values so the compiler can keep everything in registers and vectorise them.
-// Each is the proof's expression in the proof's order; fp64_certify explains the terms.
-
-// rhs[i] (tol gamma_K Lo_ij, rounded down) and u00[i] (the (0, 0) term's upper bound).
-void halves_of_column(int m, const double* __restrict lj, const double* __restrict a0, double s00, double l_up,
-                      double delta_b, double sb, double tg, double* __restrict rhs, double* __restrict u00) {
-    for (int i = 0; i < m; ++i) {
-        const double x = lj[i] * s00;
-        const double xlo = x / l_up;
-        const double sub = delta_b * a0[i] + sb;
-        const double lo = std::max(xlo - sub, xlo * 0.25) * (1 - 0x1p-40);
-        rhs[i] = tg * lo * kEvalDown;
-        u00[i] = x * l_up;
-    }
-}
-
-// best[i] := d where entry i passes at depth d (called for d descending: the smallest wins).
-void pass_at(int m, std::int64_t d, const double* __restrict rp, double cp, double c1, const double* __restrict u00,
-             const double* __restrict rhs, std::int64_t* __restrict best) {
-    for (int i = 0; i < m; ++i) {
-        const double l = (rp[i] + cp + c1 * u00[i]) * kEvalUp;
-        best[i] = l <= rhs[i] ? d : best[i];
-    }
-}
-
-// ratio[i]: rhs / lhs where the entry passes with lhs > 0, +inf where it passes with lhs = 0,
-// -1 where it fails.
-void ratios_at(int m, const double* __restrict rp, double cp, double c1, const double* __restrict u00,
-               const double* __restrict rhs, double* __restrict ratio) {
-    for (int i = 0; i < m; ++i) {
-        const double l = (rp[i] + cp + c1 * u00[i]) * kEvalUp;
-        const double q = rhs[i] / (l > 0 ? l : 1.0);
-        ratio[i] = l <= rhs[i] ? (l > 0 ? q : INFINITY) : -1.0;
-    }
+// The column loops of this build (fp64_certificate_loops.h); AVX-512 ones where the CPU has it.
+const detail::CertLoops& cert_loops() {
+    static const detail::CertLoops loops = detail::cert_loops_avx512_available() ? detail::cert_loops_avx512()
+                                                                                  : detail::cert_loops_portable();
+    return loops;
 }
 
 }  // namespace
@@ -166,41 +136,39 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     };
     const unsigned char* a_zero = a.zero;
     const auto b_zero = [&](int j) { return b.zero && b.zero[j]; };
+    // +inf on the exact-zero rows of op(A): their entries pass everywhere (C_ij = 0 exactly).
+    std::vector<double> row_inf(std::size_t(m), 0.0);
+    if (a_zero)
+        for (int i = 0; i < m; ++i) row_inf[i] = a_zero[i] ? INFINITY : 0.0;
     const int parts = std::max(1, std::min(threads, n));
     std::vector<ColumnScratch> scratch(static_cast<std::size_t>(parts));
     // rhs[i] and u00[i] of column j (the depth-independent halves of the test).
-    const auto column_halves = [&](int j, ColumnScratch& cs) {
-        halves_of_column(m, lhat + std::size_t(j) * ldl, a0.data(), s00, l_up, delta_b, delta_a * b0[j], tg, cs.rhs.data(),
-                      cs.u00.data());
+    const detail::CertLoops& loops = cert_loops();
+    const auto column_halves = [&](int j, int who) -> ColumnScratch& {
+        ColumnScratch& cs = scratch[std::size_t(who)];
+        cs.resize(m);
+        loops.halves(m, lhat + std::size_t(j) * ldl, a0.data(), row_inf.data(), s00, l_up, delta_b, delta_a * b0[j], tg,
+                     cs.rhs.data(), cs.u00.data());
+        return cs;
     };
     // Pass 1: each entry's smallest passing depth (dmax + 1: none); only the largest of them and
     // the number passing nowhere matter. Depths are tried deepest first so the last pass wins.
     std::vector<NeedPartial> need(static_cast<std::size_t>(parts));
     kernels::parallel_for(threads, n, [&](int j, int who) {
         if (b_zero(j)) return;
-        ColumnScratch& cs = scratch[std::size_t(who)];
-        cs.resize(m);
-        column_halves(j, cs);
-        const double* rhs = cs.rhs.data();
-        const double* u00 = cs.u00.data();
+        ColumnScratch& cs = column_halves(j, who);
         std::int64_t* best = cs.best.data();
         std::fill(best, best + m, dmax + 1);
         for (int d = dmax; d >= min_depth; --d)
-            pass_at(m, d, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1, u00, rhs, best);
-        int deepest = need[std::size_t(who)].deepest;
-        long nowhere = 0;
-        for (int i = 0; i < m; ++i) {
-            const int bi = (a_zero && a_zero[i]) ? min_depth : int(best[i]);
-            nowhere += bi == dmax + 1;
-            deepest = std::max(deepest, bi == dmax + 1 ? min_depth : bi);
-        }
-        need[std::size_t(who)].deepest = deepest;
-        need[std::size_t(who)].nowhere += nowhere;
+            loops.pass_at(m, d, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1,
+                          cs.u00.data(), cs.rhs.data(), best);
+        NeedPartial& pp = need[std::size_t(who)];
+        loops.need(m, best, dmax, &pp.deepest, &pp.nowhere);
     });
     int d = min_depth;
-    long nowhere = 0;
+    std::int64_t nowhere = 0;
     for (const NeedPartial& pp : need) {
-        d = std::max(d, pp.deepest);
+        d = std::max(d, int(pp.deepest));
         nowhere += pp.nowhere;
     }
     if (nowhere > 0) d = dmax;  // some entry passes nowhere: the deepest fails least
@@ -210,34 +178,12 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
         std::vector<MarginPartial> part(static_cast<std::size_t>(parts));
         kernels::parallel_for(threads, n, [&](int j, int who) {
             if (b_zero(j)) return;
-            ColumnScratch& cs = scratch[std::size_t(who)];
-            cs.resize(m);
-            column_halves(j, cs);
-            const double* rhs = cs.rhs.data();
-            const double* u00 = cs.u00.data();
-            double* ratio = cs.ratio.data();
-            ratios_at(m, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1, u00, rhs, ratio);
-            if (a_zero)  // exact-zero rows are not tested
-                for (int i = 0; i < m; ++i) ratio[i] = a_zero[i] ? INFINITY : ratio[i];
-            // Four independent minima keep the reduction off one dependence chain; the minimum
-            // of a set does not depend on the order it is taken in.
-            double mn[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
-            long failing = 0;
-            int i = 0;
-            for (; i + 4 <= m; i += 4)
-                for (int t = 0; t < 4; ++t) {
-                    failing += ratio[i + t] < 0;
-                    mn[t] = std::min(mn[t], ratio[i + t] < 0 ? INFINITY : ratio[i + t]);
-                }
-            for (; i < m; ++i) {
-                failing += ratio[i] < 0;
-                mn[0] = std::min(mn[0], ratio[i] < 0 ? INFINITY : ratio[i]);
-            }
+            ColumnScratch& cs = column_halves(j, who);
             MarginPartial& pp = part[std::size_t(who)];
-            pp.failing += failing;
-            pp.margin = std::min({pp.margin, mn[0], mn[1], mn[2], mn[3]});
+            loops.margin_at(m, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1,
+                            cs.u00.data(), cs.rhs.data(), &pp.failing, &pp.margin);
         });
-        long failing = 0;
+        std::int64_t failing = 0;
         double margin = INFINITY;
         for (const MarginPartial& pp : part) {
             failing += pp.failing;
@@ -257,4 +203,27 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     return true;
 }
 
+namespace detail {
+
+#include "policy/fp64_certificate_loops.inc"
+
+const CertLoops& cert_loops_portable() {
+    static const CertLoops loops{cert_halves, cert_pass_at, cert_need, cert_margin_at};
+    return loops;
+}
+
+#if !AMXBLAS_POLICY_BUILT_AVX512
+const CertLoops& cert_loops_avx512() { return cert_loops_portable(); }
+#endif
+
+bool cert_loops_avx512_available() {
+#if AMXBLAS_POLICY_BUILT_AVX512
+    static const bool ok = __builtin_cpu_supports("avx512f");
+    return ok;
+#else
+    return false;
+#endif
+}
+
+}  // namespace detail
 }  // namespace amxblas
