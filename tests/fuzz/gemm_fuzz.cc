@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "tests/common/blas.h"
-#include "tests/common/rng.h"
 #include "tests/fuzz/error_bound.h"
 
 namespace {
@@ -95,8 +94,23 @@ void resolve_entries() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Random numbers: tests/common/rng.h, one stream per case.
-using Rng = amxblas::test::Rng;
+// Random numbers: splitmix64, one stream per case. Not tests/common/rng.h: a seed and case
+// number name a fuzz case in reports and replays, so the stream stays the one they were
+// found with.
+struct Rng {
+    uint64_t s;
+    explicit Rng(uint64_t seed) : s(seed) {}
+    uint64_t next() {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    int below(int n) { return int(next() % uint64_t(n)); }
+    bool chance(double p) { return uniform01() < p; }
+    double uniform01() { return double(next() >> 11) * 0x1p-53; }
+    double uniform() { return 2 * uniform01() - 1; }  // [-1, 1)
+};
 
 // ---------------------------------------------------------------------------------------------
 // One case.

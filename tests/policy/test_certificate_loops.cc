@@ -14,10 +14,10 @@ extern "C" {
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "policy/fp64_certificate_loops.h"
+#include "tests/common/rng.h"
 
 using namespace amxblas::detail;
 
@@ -30,23 +30,24 @@ struct Column {
 };
 
 Column make_column(int m, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(0, 1), e(-40, 40);
+    amxblas::test::Rng rng(seed);
+    auto u = [&rng] { return rng.uniform01(); };          // [0, 1)
+    auto e = [&rng] { return 80 * rng.uniform01() - 40; };  // [-40, 40)
     Column c;
     c.m = m;
-    c.s00 = std::ldexp(1.0, int(e(rng)) / 4);
+    c.s00 = std::ldexp(1.0, int(e()) / 4);
     c.l_up = 1 + 8 * 0x1p-53;
-    c.delta_b = 0x1p-9 * u(rng);
-    c.sb = 0x1p-9 * u(rng) * c.s00;
-    c.tg = 1024 * 0x1p-53 * (0.5 + u(rng));
-    c.cp = u(rng) * 1e-14;
+    c.delta_b = 0x1p-9 * u();
+    c.sb = 0x1p-9 * u() * c.s00;
+    c.tg = 1024 * 0x1p-53 * (0.5 + u());
+    c.cp = u() * 1e-14;
     c.c1 = 64 * 0x1p-53;
     for (int i = 0; i < m; ++i) {
-        const int kind = int(rng() % 8);
-        c.lj.push_back(kind == 0 ? 0.0 : std::ldexp(u(rng), int(e(rng))));
-        c.a0.push_back(u(rng));
+        const int kind = rng.below(8);
+        c.lj.push_back(kind == 0 ? 0.0 : std::ldexp(u(), int(e())));
+        c.a0.push_back(u());
         c.row_inf.push_back(kind == 1 ? INFINITY : 0.0);
-        c.rp.push_back(kind == 2 ? 0.0 : std::ldexp(u(rng), int(e(rng)) - 40));
+        c.rp.push_back(kind == 2 ? 0.0 : std::ldexp(u(), int(e()) - 40));
     }
     return c;
 }
