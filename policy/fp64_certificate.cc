@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/thread_pool.h"
+#include "policy/domain_scan.h"
 #include "policy/fp64_certificate_loops.h"
 
 namespace amxblas {
@@ -219,14 +220,9 @@ const CertLoops& cert_loops_portable() {
 const CertLoops& cert_loops_avx512() { return cert_loops_portable(); }
 #endif
 
-bool cert_loops_avx512_available() {
-#if AMXBLAS_POLICY_BUILT_AVX512
-    static const bool ok = __builtin_cpu_supports("avx512f");
-    return ok;
-#else
-    return false;
-#endif
-}
+// The scan's question, with its answer: the policy's AVX-512 files were built and this CPU
+// runs AVX-512F (domain_scan.h).
+bool cert_loops_avx512_available() { return scan_avx512_available(); }
 
 }  // namespace detail
 }  // namespace amxblas
