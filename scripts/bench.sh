@@ -106,24 +106,34 @@ else
 fi
 
 # The first routed call of a process against a warm call of the same order: each route and
-# order in a fresh process, through the interposer (the library's own first-call costs: its
-# configuration, the real BLAS's resolution, the thread pool's start, the workspace's first touch).
+# order in fresh processes, through the interposer (the library's own first-call costs: its
+# configuration, the real BLAS's resolution, the thread pool's start, the workspace's first
+# touch), and the same calls to OpenBLAS alone in fresh processes beside them (its own first
+# call: thread start, buffers). Each case runs in $fc_runs processes; the verdicts are on medians.
 if [ -n "$interposer" ] && [ "$backend" != amx ]; then
+    fc_sizes="256 1024" fc_runs=5
+    [ "$quick" = 1 ] && fc_sizes=64 fc_runs=1
     {
         echo
-        echo "== First routed call of a process vs a warm call (through $(basename "$interposer"), backend $backend; 12 calls, warm = median of calls 3-12) =="
-        printf '%-6s %-7s %10s %10s %10s %12s %12s\n' N route first_ms second_ms warm_ms first-warm_ms second-warm
+        echo "== First call of a process vs a warm call (through $(basename "$interposer"), backend $backend, and OpenBLAS alone; 12 calls, warm = median of calls 3-12; $fc_runs fresh processes per row; touch = this machine's cost of a fresh 4 KiB page) =="
+        printf '%-6s %-16s %10s %10s %10s %12s %12s %10s %8s\n' N route first_ms second_ms warm_ms first-warm_ms second-warm touch_us faults
     } | tee -a "$log"
     rm -f "$out/first_call.csv"
-    echo "n,route,first_s,second_s,warm_s,routed" >"$out/first_call.csv"
-    fc_sizes="256 1024"
-    [ "$quick" = 1 ] && fc_sizes=64
+    echo "n,route,first_s,second_s,warm_s,routed,touch_us_per_page,first_faults" >"$out/first_call.csv"
     for n in $fc_sizes; do
         for r in fp32 fp64_6; do
-            logged env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_FP64_PRODUCTS=6 \
-                AMXBLAS_MIN_N=1 AMXBLAS_VERBOSE=0 "$driver" --first-call "$n" --route "$r" --out "$out" || status=1
+            run=0
+            while [ "$run" -lt "$fc_runs" ]; do
+                # Interleaved, one process each, so a change in the machine's load hits both.
+                logged env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_FP64_PRODUCTS=6 \
+                    AMXBLAS_MIN_N=1 AMXBLAS_VERBOSE=0 "$driver" --first-call "$n" --route "$r" --out "$out" || status=1
+                logged "$driver" --first-call "$n" --route "$r" --baseline --out "$out" || status=1
+                run=$((run + 1))
+            done
         done
     done
+    echo | tee -a "$log"
+    logged "$driver" --first-call-summary "$out/first_call.csv" || status=1
 fi
 
 # Under contention (issue 12, item 4): its own script, beside the driver's timer binary.

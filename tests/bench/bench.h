@@ -13,6 +13,8 @@ namespace amxblas::bench {
 // Wall-clock seconds (CLOCK_MONOTONIC).
 double now_s();
 double median(std::vector<double> v);
+// One target's line: "PASS  what" or "MISS  what".
+void verdict(bool pass, const char* what);
 
 // One GEMM problem, column-major, no transposition.
 struct Shape {
@@ -92,6 +94,11 @@ struct ForwardRow {
 // Empty result and a message in *why when the libraries cannot be opened.
 std::vector<ForwardRow> measure_forwarding(const std::string& interposer, const std::vector<int>& sizes,
                                            int pairs, std::string* why);
+
+// Section: the first call of a fresh process (bench_first_call.cc). The child appends one row
+// to csv_path; the summary reads them all.
+int run_first_call(int n, const std::string& route, bool baseline, const std::string& csv_path);
+int summarize_first_calls(const std::string& csv_path);
 
 // Section: tile-instruction counts under the trap harness and the modelled AMX time (bench_amx.cc).
 int run_amx_counts(const Shape& s, int threads, const std::string& csv_path);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <cstdio>
 
 #include "tests/bench/bench.h"
 
@@ -21,6 +22,8 @@ double median(std::vector<double> v) {
     const std::size_t h = v.size() / 2;
     return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
+
+void verdict(bool pass, const char* what) { std::printf("%s  %s\n", pass ? "PASS" : "MISS", what); }
 
 namespace {
 

@@ -50,6 +50,8 @@ struct Options {
     bool sweep = false;        // --sweep: the size sweep (timing only) instead of the main run
     int first_call_n = 0;      // --first-call N: the child mode of the first-call section
     std::string first_call_route = "fp32";
+    bool first_call_baseline = false;  // --baseline: the first-call child without the interposer
+    std::string first_call_summary;    // --first-call-summary CSV: medians and verdicts
 };
 
 [[noreturn]] void usage(int rc) {
@@ -57,13 +59,15 @@ struct Options {
         "usage: amxblas_bench [--quick] [--sizes \"256 512 1024 2048\"] [--shapes \"MxNxK ...\"]\n"
         "                     [--backend avx512|reference|amx] [--reps R] [--threads T] [--out DIR]\n"
         "                     [--interposer PATH/libamxblas.so] [--amx-counts N] [--sweep]\n"
-        "                     [--first-call N --route fp32|fp64_6]\n"
+        "                     [--first-call N --route fp32|fp64_6 [--baseline]] [--first-call-summary CSV]\n"
         "  --quick        smoke mode: N = 64 128, 1 repetition, short microbenchmarks\n"
         "  --sweep        the size sweep: GFLOP/s of fp32, fp64_6, fp64_21 and OpenBLAS over --sizes\n"
         "                 (default 256 384 512 768 1000 1024 1536 2000 2048 3000 4096), 3 repetitions,\n"
         "                 flags a drop of more than 15%% below the best smaller size of a route\n"
         "  --first-call N the child mode of bench.sh's first-call section: run under LD_PRELOAD of the\n"
-        "                 interposer, times the process's first routed cblas call of order N and the next ones\n"
+        "                 interposer, times the process's first routed cblas call of order N and the next ones;\n"
+        "                 with --baseline, run without it: OpenBLAS's own first call\n"
+        "  --first-call-summary CSV  medians over the first-call children's rows, and the verdicts\n"
         "  --amx-counts N the amx-counts mode: one call per route at N on the amx backend,\n"
         "                 counted by the trap harness (run under LD_PRELOAD=libamxemu.so)\n");
     std::exit(rc);
@@ -115,6 +119,8 @@ Options parse(int argc, char** argv) {
         else if (a == "--sweep") o.sweep = true;
         else if (a == "--first-call") o.first_call_n = std::max(1, std::atoi(value().c_str()));
         else if (a == "--route") o.first_call_route = value();
+        else if (a == "--baseline") o.first_call_baseline = true;
+        else if (a == "--first-call-summary") o.first_call_summary = value();
         else if (a == "--help" || a == "-h") usage(0);
         else usage(2);
     }
@@ -428,7 +434,6 @@ void print_table4(const std::vector<Row>& rows) {
     }
 }
 
-void verdict(bool pass, const char* what) { std::printf("%s  %s\n", pass ? "PASS" : "MISS", what); }
 
 int run_main(const Options& o) {
     std::printf("amxblas_bench: OpenBLAS core %s, %d threads (OpenBLAS and emulation), backend %s "
@@ -580,64 +585,6 @@ int run_main(const Options& o) {
     return 0;
 }
 
-// --first-call N: run by bench.sh in a fresh process under LD_PRELOAD of the interposer (with
-// AMXBLAS_BACKEND and AMXBLAS_FP64_PRODUCTS set), so that cblas_sgemm/cblas_dgemm below are the
-// library's. Times the process's first call and the next ones of the same order; whether the
-// calls were routed is checked by comparing C with OpenBLAS's own result (the emulation never
-// matches it bit for bit on these inputs).
-int run_first_call(int n, const std::string& route, const std::string& csv_path) {
-    const bool fp64 = route != "fp32";
-    constexpr int kCalls = 12;
-    const Shape s{n, n, n};
-    std::vector<double> ad, bd;
-    make_inputs(InputClass::uniform, s, 5, &ad, &bd);
-    std::vector<float> af(ad.begin(), ad.end()), bf(bd.begin(), bd.end());
-    std::vector<float> cf(std::size_t(n) * n), rf(cf.size());
-    std::vector<double> cd(std::size_t(n) * n), rd(cd.size());
-    std::vector<double> t;
-    for (int q = 0; q < kCalls; ++q) {
-        const double t0 = now_s();
-        if (fp64)
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, ad.data(), n, bd.data(), n, 0.0,
-                        cd.data(), n);
-        else
-            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f,
-                        cf.data(), n);
-        t.push_back(now_s() - t0);
-    }
-    // OpenBLAS's own cblas_*gemm, past the interposer.
-    bool routed = false;
-    if (void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD)) {
-        if (fp64) {
-            using Fn = decltype(&cblas_dgemm);
-            if (auto f = reinterpret_cast<Fn>(dlsym(h, "cblas_dgemm"))) {
-                f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, ad.data(), n, bd.data(), n, 0.0, rd.data(), n);
-                routed = std::memcmp(rd.data(), cd.data(), cd.size() * sizeof(double)) != 0;
-            }
-        } else {
-            using Fn = decltype(&cblas_sgemm);
-            if (auto f = reinterpret_cast<Fn>(dlsym(h, "cblas_sgemm"))) {
-                f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f, rf.data(), n);
-                routed = std::memcmp(rf.data(), cf.data(), cf.size() * sizeof(float)) != 0;
-            }
-        }
-        dlclose(h);
-    }
-    const double warm = median(std::vector<double>(t.begin() + 2, t.end()));
-    const double first_over = t[0] - warm, second_over = t[1] / warm - 1;
-    std::printf("%-6d %-7s %10.3f %10.3f %10.3f %12.3f %11.2f%%  %s\n", n, route.c_str(), 1e3 * t[0], 1e3 * t[1],
-                1e3 * warm, 1e3 * first_over, 100 * second_over, routed ? "routed" : "NOT ROUTED (equal to OpenBLAS)");
-    if (std::FILE* f = std::fopen(csv_path.c_str(), "a")) {
-        std::fprintf(f, "%d,%s,%.6e,%.6e,%.6e,%d\n", n, route.c_str(), t[0], t[1], warm, int(routed));
-        std::fclose(f);
-    }
-    char b[200];
-    std::snprintf(b, sizeof b, "first call %s N=%d: %.2f ms over a warm call < 5 ms", route.c_str(), n, 1e3 * first_over);
-    verdict(routed && first_over < 5e-3, b);
-    std::snprintf(b, sizeof b, "second call %s N=%d: %+.2f%% over a warm call < 2%%", route.c_str(), n, 100 * second_over);
-    verdict(routed && second_over < 0.02, b);
-    return 0;  // a call that was not routed (no AVX-512 BF16 here, say) is a MISS, not an error
-}
 
 // --sweep: GFLOP/s over many sizes, timing only; a route's rate may not drop more than 15%
 // below the best of its smaller sizes.
@@ -725,7 +672,9 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     if (o.amx_counts_n > 0)
         return run_amx_counts({o.amx_counts_n, o.amx_counts_n, o.amx_counts_n}, o.threads, o.out + "/amx_counts.csv");
-    if (o.first_call_n > 0) return run_first_call(o.first_call_n, o.first_call_route, o.out + "/first_call.csv");
+    if (o.first_call_n > 0)
+        return run_first_call(o.first_call_n, o.first_call_route, o.first_call_baseline, o.out + "/first_call.csv");
+    if (!o.first_call_summary.empty()) return summarize_first_calls(o.first_call_summary);
     if (o.sweep) return run_sweep(o);
     return run_main(o);
 }
