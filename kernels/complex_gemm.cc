@@ -18,8 +18,6 @@
 #include <algorithm>
 #include <climits>
 #include <complex>
-#include <exception>
-#include <new>
 #include <vector>
 
 #include "kernels/emulated_gemm.h"
@@ -114,18 +112,6 @@ Fp64Repairer zgemm_repairer(const GemmArgs<std::complex<double>>& g) {
 // 2K and 2N must stay in int, with room for the padding to 32: a call this large could not
 // allocate its component buffers anyway (2N x 2K BF16 values per slice).
 bool too_large(int n, int k) { return n > (INT_MAX - 64) / 2 || k > (INT_MAX - 64) / 2; }
-
-template <typename F>
-const char* guarded(F&& f) {
-    // No exception may reach a C or Fortran caller; nothing below throws by design.
-    try {
-        return f();
-    } catch (const std::bad_alloc&) {
-        return reason::memory_alloc_failed;
-    } catch (...) {
-        return reason::internal_exception;
-    }
-}
 
 }  // namespace
 

@@ -31,7 +31,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <utility>
 #include <vector>
 
@@ -560,19 +559,6 @@ Fp64Repairer dgemm_repairer(const GemmArgs<double>& g) {
             });
         };
     };
-}
-
-// No exception may reach a C or Fortran caller; nothing below throws by design, this is the
-// last line of defence.
-template <typename Fn>
-const char* guarded(Fn&& fn) {
-    try {
-        return fn();
-    } catch (const std::bad_alloc&) {
-        return reason::memory_alloc_failed;
-    } catch (...) {
-        return reason::internal_exception;
-    }
 }
 
 }  // namespace

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <functional>
+#include <new>
 
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
+#include "kernels/reasons.h"
 
 namespace amxblas::kernels {
 
@@ -32,5 +34,19 @@ const char* prepare_fp64_gemm(const OperandView<double>& a, const OperandView<do
 using Fp64Repairer = std::function<std::function<void(int threads)>(const std::size_t* at, std::size_t count)>;
 // After a successful prepare_fp64_gemm; without one compute_dgemm refuses repairs.
 void set_fp64_repairer(PreparedDgemm* prepared, Fp64Repairer repairer);
+
+// Runs an entry point's body. No exception may reach a C or Fortran caller; nothing below
+// throws by design, so this is the last line of defence: a failed allocation forwards with
+// memory:alloc-failed, anything else with internal:exception.
+template <typename Fn>
+const char* guarded(Fn&& fn) {
+    try {
+        return fn();
+    } catch (const std::bad_alloc&) {
+        return reason::memory_alloc_failed;
+    } catch (...) {
+        return reason::internal_exception;
+    }
+}
 
 }  // namespace amxblas::kernels
