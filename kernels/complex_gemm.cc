@@ -79,7 +79,7 @@ std::complex<R> op_at(char t, const std::complex<R>* x, std::int64_t ld, int row
 // 2j and 2j + 1 are the parts of C's column j; a failing part recomputes the whole complex
 // entry: s := s + a b over l in index order, each part in real arithmetic as the reference's
 // complex multiply-add does, which meets the certificate's per-part bound gamma_{K+1}
-// (docs/fp64-certificate.md, Section 8); then C := alpha s + beta C_old like the block writer.
+// (docs/fp64-certificate.md, Section 9); then C := alpha s + beta C_old like the block writer.
 Fp64Repairer zgemm_repairer(const GemmArgs<std::complex<double>>& g) {
     using Z = std::complex<double>;
     return [g](const std::size_t* at, std::size_t count) -> std::function<void(int)> {

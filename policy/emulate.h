@@ -21,7 +21,7 @@ const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::R
 // CGEMM and ZGEMM (kernels/complex_gemm.cc): the same, on the real GEMM of the parts, whose
 // depth is 2K. ZGEMM's auto certifies each part of C against gamma_{K+1}, the bound of a complex
 // inner product of length K in real arithmetic, and repairs whole complex entries
-// (docs/fp64-certificate.md, Section 8).
+// (docs/fp64-certificate.md, Section 9).
 const char* emulate_gemm(const kernels::GemmArgs<std::complex<float>>& args, const kernels::RunOptions& opt);
 const char* emulate_gemm(const kernels::GemmArgs<std::complex<double>>& args, const kernels::RunOptions& opt);
 

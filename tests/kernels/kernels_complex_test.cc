@@ -184,7 +184,7 @@ void test_zgemm_bitwise_reproducible(void**) {
 }
 
 // ZGEMM with AMXBLAS_FP64_PRODUCTS=auto. The certificate's promise (docs/fp64-certificate.md,
-// Section 8), part by part: |P - (op(A) op(B))_ij| <= gamma_{K+1} w, with w the part's
+// Section 9), part by part: |P - (op(A) op(B))_ij| <= gamma_{K+1} w, with w the part's
 // (|op(A')||op(B')|) = sum |ar br| + |ai bi| (real part) or |ar bi| + |ai br| (imaginary).
 // exact_parts gives the exact parts to about 2^-100 of w (FMA products, double-double sums).
 struct Parts {
