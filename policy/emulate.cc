@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 #include "kernels/emulated_gemm.h"
@@ -15,6 +16,29 @@ const char* emulate_gemm(const kernels::GemmArgs<float>& args, const kernels::Ru
 }
 
 namespace {
+
+// K = 1 under auto with tol <= 1: DGEMM's bound gamma_1 (|A||B|)_ij is one rounding, which the
+// certificate's own accumulation term c1 = u (1 + 2 np u) > gamma_1 already exceeds for every
+// entry whose row of op(A) and column of op(B) are both nonzero (docs/fp64-certificate.md,
+// Section 7), while exact-zero rows and columns pass. So the certificate's verdict is known
+// from the nonzero counts alone: more failing entries than fp64_repair_limit means it would
+// forward after splitting, packing and one product; this says so first, at O(M + N). Only
+// for finite data (anything else keeps the split's domain reason).
+bool k1_uncertified(const kernels::GemmArgs<double>& g, double tol) {
+    if (g.k != 1 || !(tol <= 1)) return false;
+    long rows = 0, cols = 0;
+    for (int i = 0; i < g.m; ++i) {
+        const double a = (g.transa == 'N' || g.transa == 'n') ? g.a[i] : g.a[std::size_t(i) * g.lda];
+        if (!std::isfinite(a)) return false;
+        rows += a != 0;
+    }
+    for (int j = 0; j < g.n; ++j) {
+        const double b = (g.transb == 'N' || g.transb == 'n') ? g.b[std::size_t(j) * g.ldb] : g.b[j];
+        if (!std::isfinite(b)) return false;
+        cols += b != 0;
+    }
+    return rows * cols > fp64_repair_limit(g.m, g.n);
+}
 
 // Auto, after a successful prepare: the certificate on what the split found picks the products
 // and the entries to repair, or the call forwards (C untouched). m, n, k: the real GEMM's
@@ -51,6 +75,8 @@ const char* certify_and_compute(kernels::PreparedDgemm* prepared, int m, int n, 
 // Fixed product counts need no check between the phases: the normalised slices keep every
 // product and panel sum in range (kernels/split.h). Auto certifies each entry first.
 const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::RunOptions& opt) {
+    if (opt.fp64_products == kernels::kFp64Auto && k1_uncertified(args, opt.fp64_tol))
+        return reason::accuracy_uncertified;
     kernels::PreparedDgemm prepared;
     if (const char* why = kernels::prepare_dgemm(args, opt, &prepared)) return why;
     if (opt.fp64_products != kernels::kFp64Auto) return kernels::compute_dgemm(&prepared, opt.fp64_products);

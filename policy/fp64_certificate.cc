@@ -56,7 +56,10 @@ const detail::CertLoops& cert_loops() {
 
 }  // namespace
 
-long fp64_repair_limit(int m, int n) { return long(m) * n / 16; }
+long fp64_repair_limit(int m, int n) {
+    const long entries = long(m) * n;
+    return std::min(std::max(entries / 16, 1L), (entries - 1) / 2);
+}
 
 bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
                   int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms) {
