@@ -39,45 +39,46 @@ const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b) {
     return nullptr;
 }
 
-const char* check_sgemm_domain(const kernels::GemmArgs<float>& g, DomainScan* scan) {
+const char* check_sgemm_domain(const kernels::GemmArgs<float>& g, DomainScan* scan, int threads) {
     if (const char* why = check_gemm_scalars(g.alpha, g.beta)) return why;
     DomainScan local;
     DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp32_operand(g.transa, g.m, g.k, g.a, g.lda);
+    s.a = scan_fp32_operand(g.transa, g.m, g.k, g.a, g.lda, threads);
     if (s.a.nonfinite) return reason::domain_nonfinite;  // no need to read B
-    s.b = scan_fp32_operand(g.transb, g.k, g.n, g.b, g.ldb);
+    s.b = scan_fp32_operand(g.transb, g.k, g.n, g.b, g.ldb, threads);
     return fp32_domain_rule(s.a, s.b, g.k);
 }
 
-const char* check_dgemm_domain(const kernels::GemmArgs<double>& g, DomainScan* scan) {
+const char* check_dgemm_domain(const kernels::GemmArgs<double>& g, DomainScan* scan, int threads) {
     if (const char* why = check_gemm_scalars(g.alpha, g.beta)) return why;
     DomainScan local;
     DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp64_operand(g.transa, g.m, g.k, g.a, g.lda);
+    s.a = scan_fp64_operand(g.transa, g.m, g.k, g.a, g.lda, threads);
     if (s.a.nonfinite) return reason::domain_nonfinite;
-    s.b = scan_fp64_operand(g.transb, g.k, g.n, g.b, g.ldb);
+    s.b = scan_fp64_operand(g.transb, g.k, g.n, g.b, g.ldb, threads);
     return fp64_domain_rule(s.a, s.b);
 }
 
-const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& g, DomainScan* scan) {
+const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& g, DomainScan* scan, int threads) {
     if (const char* why = check_gemm_scalars(g.alpha.real(), g.alpha.imag())) return why;
     if (const char* why = check_gemm_scalars(g.beta.real(), g.beta.imag())) return why;
     DomainScan local;
     DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp32_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const float*>(g.a), g.lda);
+    s.a = scan_fp32_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const float*>(g.a), g.lda, threads);
     if (s.a.nonfinite) return reason::domain_nonfinite;
-    s.b = scan_fp32_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const float*>(g.b), g.ldb);
+    s.b = scan_fp32_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const float*>(g.b), g.ldb, threads);
     return fp32_domain_rule(s.a, s.b, complex_depth(g.k));
 }
 
-const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, DomainScan* scan) {
+const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, DomainScan* scan,
+                               int threads) {
     if (const char* why = check_gemm_scalars(g.alpha.real(), g.alpha.imag())) return why;
     if (const char* why = check_gemm_scalars(g.beta.real(), g.beta.imag())) return why;
     DomainScan local;
     DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp64_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const double*>(g.a), g.lda);
+    s.a = scan_fp64_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const double*>(g.a), g.lda, threads);
     if (s.a.nonfinite) return reason::domain_nonfinite;
-    s.b = scan_fp64_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const double*>(g.b), g.ldb);
+    s.b = scan_fp64_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const double*>(g.b), g.ldb, threads);
     return fp64_domain_rule(s.a, s.b);
 }
 
