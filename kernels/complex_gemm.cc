@@ -17,8 +17,6 @@
 // panel, hence identical on every backend and thread count.
 #include <climits>
 #include <complex>
-#include <exception>
-#include <new>
 
 #include "kernels/emulated_gemm.h"
 #include "kernels/macro_kernel.h"
@@ -71,18 +69,6 @@ OperandView<R> view_b(const GemmArgs<std::complex<R>>& g) {
 // 2K and 2N must stay in int, with room for the padding to 32: a call this large could not
 // allocate its component buffers anyway (2N x 2K BF16 values per slice).
 bool too_large(int n, int k) { return n > (INT_MAX - 64) / 2 || k > (INT_MAX - 64) / 2; }
-
-template <typename F>
-const char* guarded(F&& f) {
-    // No exception may reach a C or Fortran caller; nothing below throws by design.
-    try {
-        return f();
-    } catch (const std::bad_alloc&) {
-        return reason::memory_alloc_failed;
-    } catch (...) {
-        return reason::internal_exception;
-    }
-}
 
 }  // namespace
 

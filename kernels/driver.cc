@@ -31,7 +31,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <utility>
 #include <vector>
 
@@ -550,23 +549,6 @@ std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads) {
     return component_bytes(m, n, k, kFp64Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>() +
            component_bytes(m, n, k, 1) + align_up(std::size_t(m) * n * sizeof(double));
 }
-
-namespace {
-
-// No exception may reach a C or Fortran caller; nothing below throws by design, this is the
-// last line of defence.
-template <typename Fn>
-const char* guarded(Fn&& fn) {
-    try {
-        return fn();
-    } catch (const std::bad_alloc&) {
-        return reason::memory_alloc_failed;
-    } catch (...) {
-        return reason::internal_exception;
-    }
-}
-
-}  // namespace
 
 const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     return guarded([&] {

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <functional>
+#include <new>
 
 #include "kernels/emulated_gemm.h"
 #include "kernels/pack.h"
+#include "kernels/reasons.h"
 
 namespace amxblas::kernels {
 
@@ -25,5 +27,19 @@ const char* run_fp32_gemm(const OperandView<float>& a, const OperandView<float>&
 // calls `write`, which therefore owns whatever it needs (a copy of the caller's arguments).
 const char* prepare_fp64_gemm(const OperandView<double>& a, const OperandView<double>& b, int m, int n, int k,
                               const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out);
+
+// Runs an entry point's body. No exception may reach a C or Fortran caller; nothing below
+// throws by design, so this is the last line of defence: a failed allocation forwards with
+// memory:alloc-failed, anything else with internal:exception.
+template <typename Fn>
+const char* guarded(Fn&& fn) {
+    try {
+        return fn();
+    } catch (const std::bad_alloc&) {
+        return reason::memory_alloc_failed;
+    } catch (...) {
+        return reason::internal_exception;
+    }
+}
 
 }  // namespace amxblas::kernels

@@ -260,7 +260,7 @@ void add_slice_norms(const bf16_t* const dst[kFp64Slices], int slices, int first
 }
 
 // Splits and packs op(X), scaled by exps (nullptr: unscaled), with the scales sc; resid_max:
-// nullptr, or where to gather max |X^(t)|, t = 0..sc.slices (fp64_tracked).
+// nullptr, or where to gather max |X^(t)|, t = 0..sc.slices (SplitKernels::fp64).
 // norms, subnormal: optional, see Fp64Split.
 template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
@@ -286,8 +286,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
         const std::size_t o = offset(out, p, s);
         bf16_t* dst[kFp64Slices] = {};
         for (int t = 0; t < sc.slices; ++t) dst[t] = out.slice[t] + o;
-        const SliceStatus st =
-            resid_max ? sk.fp64_tracked(tile, kStepElems, sc, dst, mine.mx) : sk.fp64(tile, kStepElems, sc, dst);
+        const SliceStatus st = sk.fp64(tile, kStepElems, sc, dst, resid_max ? mine.mx : nullptr);
         mine.worst = std::max(mine.worst, static_cast<int>(st));
         if (norms) add_slice_norms<IsA>(dst, sc.slices, p * kTile, count, outer, norms);
     });

@@ -75,38 +75,9 @@ SliceStatus fp64_split_portable(const double* x, std::size_t n, const Fp64Scales
     return static_cast<SliceStatus>(worst);
 }
 
-SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices]) {
-    return fp64_split_portable<false>(x, n, sc, s, nullptr);
-}
-
-SliceStatus fp64_tracked_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
-                                  double resid_max[kFp64Slices + 1]) {
-    return fp64_split_portable<true>(x, n, sc, s, resid_max);
-}
-
-// Packed position of op(B)(kk, c) in a B block.
-inline int b_index(int kk, int c) { return (c / 16) * kHalfElems + (kk / 2) * kTile + (c % 16) * 2 + kk % 2; }
-
-template <typename T>
-void gather_portable(BlockSource kind, const T* src, std::size_t ld, T* tile) {
-    for (int o = 0; o < kTile; ++o)      // outer: the contiguous run of src
-        for (int q = 0; q < kTile; ++q) {  // inner: along it
-            const T x = src[q + o * ld];
-            switch (kind) {
-                case BlockSource::a_n: tile[q * kTile + o] = x; break;
-                case BlockSource::a_t: tile[o * kTile + q] = x; break;
-                case BlockSource::b_n: tile[b_index(q, o)] = x; break;
-                case BlockSource::b_t: tile[b_index(o, q)] = x; break;
-            }
-        }
-}
-
-void gather_fp32_portable(BlockSource kind, const float* src, std::size_t ld, float* tile) {
-    gather_portable(kind, src, ld, tile);
-}
-
-void gather_fp64_portable(BlockSource kind, const double* src, std::size_t ld, double* tile) {
-    gather_portable(kind, src, ld, tile);
+SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                          double* resid_max) {
+    return resid_max ? fp64_split_portable<true>(x, n, sc, s, resid_max) : fp64_split_portable<false>(x, n, sc, s, nullptr);
 }
 
 }  // namespace
@@ -123,8 +94,8 @@ void set_slice_norms(Fp64Scales* sc) {
 }
 
 const SplitKernels& split_kernels_portable() {
-    static const SplitKernels k{fp32_portable,        fp64_absmax_portable, fp64_portable, fp64_tracked_portable,
-                                gather_fp32_portable, gather_fp64_portable};
+    static const SplitKernels k{fp32_portable, fp64_absmax_portable, fp64_portable, gather_portable<float>,
+                                gather_portable<double>};
     return k;
 }
 

@@ -12,6 +12,7 @@
 
 #include "kernels/bf16.h"
 #include "kernels/gemm_types.h"
+#include "kernels/pack_gather.h"
 
 namespace amxblas::kernels {
 
@@ -45,13 +46,6 @@ struct AbsMax {
 
 enum class SliceStatus : int { ok = 0, subnormal = 1, overflow = 2 };
 
-// Where a full 32x32 block of op(X) comes from, relative to the packed order (pack.h):
-// a_n: op(A) = A, column-major, element (r, kk) at src[r + kk * ld] (a transpose);
-// a_t: op(A) = A^T, element (r, kk) at src[kk + r * ld] (rows already contiguous);
-// b_n: op(B) = B, element (kk, c) at src[kk + c * ld] (a transpose of K pairs);
-// b_t: op(B) = B^T, element (kk, c) at src[c + kk * ld] (rows interleaved in pairs).
-enum class BlockSource : int { a_n, a_t, b_n, b_t };
-
 struct SplitKernels {
     // Eq. (8): s_r = bf16_rne(x^(r)), x^(r+1) = x^(r) - s_r in FP32, r = 0, 1, 2.
     void (*fp32)(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2);
@@ -59,22 +53,19 @@ struct SplitKernels {
     // Eqs. (13)-(14): writes slices 0..sc.slices-1 (zeros from sc.active on), normalised by
     // sc.norm. Reports the worst nonzero normalised slice that is not a normal BF16 value (a
     // safety net: normalisation puts every nonzero slice entry in [2^-8, 1]).
-    SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices]);
-    // fp64, and also resid_max[t] := max(resid_max[t], max |x^(t)|) for t <= sc.slices: the
-    // residual before slice t (t = sc.slices: what the written slices leave). The packer
-    // speculates on the scales and checks them with these (pack.cc); the FP64 certificate
-    // bounds the truncation with them.
-    SliceStatus (*fp64_tracked)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
-                                double resid_max[kFp64Slices + 1]);
-    // The packer's gather of one full block into a 1024-value tile in the packed order (A:
-    // tile[r * 32 + kk]; B: tile[h * 512 + p * 32 + c * 2 + e] for K = 2p + e, column 16h + c).
-    // Pure data movement; the instruction set only decides how it is done.
+    // With resid_max (else nullptr), also resid_max[t] := max(resid_max[t], max |x^(t)|) for
+    // t <= sc.slices: the residual before slice t (t = sc.slices: what the written slices
+    // leave). The packer speculates on the scales and checks them with these (pack.cc); the
+    // FP64 certificate bounds the truncation with them.
+    SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                        double* resid_max);
+    // The packer's gathers (pack_gather.h).
     void (*gather_fp32)(BlockSource src_kind, const float* src, std::size_t ld, float* tile);
     void (*gather_fp64)(BlockSource src_kind, const double* src, std::size_t ld, double* tile);
 };
 
 const SplitKernels& split_kernels_portable();
-// The AVX-512 table when built (split_avx512.cc), else the portable one. Callers check the
+// The AVX-512 table (split_avx512.cc, pack_gather_avx512.cc). Callers check the
 // CPU first (cpu_has_avx512_split()).
 const SplitKernels& split_kernels_avx512();
 // The one the library uses: AVX-512 when the CPU and OS can run it, else portable.

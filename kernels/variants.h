@@ -39,6 +39,10 @@ inline constexpr int kFp64Products[] = {
 #undef AMXBLAS_FP64_ONLY_fp64
 #undef AMXBLAS_FP64_ONLY_fp32
 
+// Row i of the table, or nullptr outside it (routes and benchmark cases number the rows from
+// an offset of their own).
+constexpr const Variant* variant_at(int i) { return i >= 0 && i < kVariantCount ? &kVariants[i] : nullptr; }
+
 // The FP64 variant retaining `products` component products, or nullptr.
 constexpr const Variant* fp64_variant(int products) {
     for (const Variant& v : kVariants)

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <complex>
+#include <cstdint>
+#include <type_traits>
 
 #include "policy/reasons.h"
 
@@ -39,47 +42,70 @@ const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b) {
     return nullptr;
 }
 
-const char* check_sgemm_domain(const kernels::GemmArgs<float>& g, DomainScan* scan, int threads) {
-    if (const char* why = check_gemm_scalars(g.alpha, g.beta)) return why;
+namespace {
+
+// Rule 1 on alpha and beta (both parts of complex ones).
+template <typename R>
+const char* check_scalars(R alpha, R beta) {
+    return check_gemm_scalars(alpha, beta);
+}
+template <typename R>
+const char* check_scalars(std::complex<R> alpha, std::complex<R> beta) {
+    if (const char* why = check_gemm_scalars(alpha.real(), alpha.imag())) return why;
+    return check_gemm_scalars(beta.real(), beta.imag());
+}
+
+OperandSummary scan_operand(char trans, int rows, int cols, const float* x, std::int64_t ld, int threads) {
+    return scan_fp32_operand(trans, rows, cols, x, ld, threads);
+}
+OperandSummary scan_operand(char trans, int rows, int cols, const double* x, std::int64_t ld, int threads) {
+    return scan_fp64_operand(trans, rows, cols, x, ld, threads);
+}
+OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<float>* x, std::int64_t ld,
+                            int threads) {
+    return scan_fp32_complex_operand(trans, rows, cols, reinterpret_cast<const float*>(x), ld, threads);
+}
+OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<double>* x, std::int64_t ld,
+                            int threads) {
+    return scan_fp64_complex_operand(trans, rows, cols, reinterpret_cast<const double*>(x), ld, threads);
+}
+
+// The precision's rule; a complex call's real GEMM is 2K deep.
+template <typename T>
+const char* domain_rule(const OperandSummary& a, const OperandSummary& b, int k) {
+    if constexpr (std::is_same_v<T, float>) return fp32_domain_rule(a, b, k);
+    else if constexpr (std::is_same_v<T, std::complex<float>>) return fp32_domain_rule(a, b, complex_depth(k));
+    else return fp64_domain_rule(a, b);
+}
+
+// Every precision's check: the scalars, op(A), then op(B) only if op(A) left the call open.
+template <typename T>
+const char* check_domain(const kernels::GemmArgs<T>& g, DomainScan* scan, int threads) {
+    if (const char* why = check_scalars(g.alpha, g.beta)) return why;
     DomainScan local;
     DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp32_operand(g.transa, g.m, g.k, g.a, g.lda, threads);
+    s.a = scan_operand(g.transa, g.m, g.k, g.a, g.lda, threads);
     if (s.a.nonfinite) return reason::domain_nonfinite;  // no need to read B
-    s.b = scan_fp32_operand(g.transb, g.k, g.n, g.b, g.ldb, threads);
-    return fp32_domain_rule(s.a, s.b, g.k);
+    s.b = scan_operand(g.transb, g.k, g.n, g.b, g.ldb, threads);
+    return domain_rule<T>(s.a, s.b, g.k);
+}
+
+}  // namespace
+
+const char* check_sgemm_domain(const kernels::GemmArgs<float>& g, DomainScan* scan, int threads) {
+    return check_domain(g, scan, threads);
 }
 
 const char* check_dgemm_domain(const kernels::GemmArgs<double>& g, DomainScan* scan, int threads) {
-    if (const char* why = check_gemm_scalars(g.alpha, g.beta)) return why;
-    DomainScan local;
-    DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp64_operand(g.transa, g.m, g.k, g.a, g.lda, threads);
-    if (s.a.nonfinite) return reason::domain_nonfinite;
-    s.b = scan_fp64_operand(g.transb, g.k, g.n, g.b, g.ldb, threads);
-    return fp64_domain_rule(s.a, s.b);
+    return check_domain(g, scan, threads);
 }
 
 const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& g, DomainScan* scan, int threads) {
-    if (const char* why = check_gemm_scalars(g.alpha.real(), g.alpha.imag())) return why;
-    if (const char* why = check_gemm_scalars(g.beta.real(), g.beta.imag())) return why;
-    DomainScan local;
-    DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp32_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const float*>(g.a), g.lda, threads);
-    if (s.a.nonfinite) return reason::domain_nonfinite;
-    s.b = scan_fp32_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const float*>(g.b), g.ldb, threads);
-    return fp32_domain_rule(s.a, s.b, complex_depth(g.k));
+    return check_domain(g, scan, threads);
 }
 
-const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, DomainScan* scan,
-                               int threads) {
-    if (const char* why = check_gemm_scalars(g.alpha.real(), g.alpha.imag())) return why;
-    if (const char* why = check_gemm_scalars(g.beta.real(), g.beta.imag())) return why;
-    DomainScan local;
-    DomainScan& s = scan ? *scan : local;
-    s.a = scan_fp64_complex_operand(g.transa, g.m, g.k, reinterpret_cast<const double*>(g.a), g.lda, threads);
-    if (s.a.nonfinite) return reason::domain_nonfinite;
-    s.b = scan_fp64_complex_operand(g.transb, g.k, g.n, reinterpret_cast<const double*>(g.b), g.ldb, threads);
-    return fp64_domain_rule(s.a, s.b);
+const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, DomainScan* scan, int threads) {
+    return check_domain(g, scan, threads);
 }
 
 }  // namespace amxblas

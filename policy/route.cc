@@ -13,8 +13,7 @@ constexpr int kFirstVariantRoute = static_cast<int>(Route::beta_scale) + 1;
 }  // namespace
 
 const kernels::Variant* route_variant(Route r) {
-    const int i = static_cast<int>(r) - kFirstVariantRoute;
-    return i >= 0 && i < kernels::kVariantCount ? &kernels::kVariants[i] : nullptr;
+    return kernels::variant_at(static_cast<int>(r) - kFirstVariantRoute);
 }
 
 const char* route_name(Route r) {

@@ -91,33 +91,6 @@ const Fallback& fallback() {
     return fb;
 }
 
-// A BLAS the process has already loaded outside the global scope: numpy, for one, opens its
-// extension modules RTLD_LOCAL, so their libblas.so.3 is invisible to RTLD_NEXT. Using that
-// copy, rather than loading a second OpenBLAS with a thread pool of its own, keeps us
-// invisible.
-void* find_in_loaded_objects(const char* name) {
-    struct Search {
-        const char* name;
-        void* found;
-    } search{name, nullptr};
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* data) -> int {
-            auto* s = static_cast<Search*>(data);
-            if (!info->dlpi_name || !*info->dlpi_name) return 0;  // the executable, vdso
-            void* handle = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
-            if (!handle) return 0;
-            void* p = dlsym(handle, s->name);
-            if (p && !is_our_own(p)) {
-                s->found = p;  // the handle stays open: the symbol is in use from now on
-                return 1;
-            }
-            dlclose(handle);
-            return 0;
-        },
-        &search);
-    return search.found;
-}
-
 // The integer width of the library that holds the routine at p: its DDOT (Fortran, else
 // CBLAS) is called with N whose low 32 bits are 2 and whose 64-bit value is negative.
 // 32 or 64; 0 when the library has neither DDOT.
@@ -162,21 +135,25 @@ std::string plain_name(const char* name) {
     return s;
 }
 
-// A loaded library, outside our own, that has `name` and is ILP64.
-void* find_ilp64_in_loaded_objects(const char* name) {
+// A BLAS the process has already loaded outside the global scope: numpy, for one, opens its
+// extension modules RTLD_LOCAL, so their libblas.so.3 is invisible to RTLD_NEXT. Using that
+// copy, rather than loading a second OpenBLAS with a thread pool of its own, keeps us
+// invisible. With ilp64_only, only a library whose integers are 64-bit counts.
+void* find_in_loaded_objects(const char* name, bool ilp64_only = false) {
     struct Search {
         const char* name;
+        bool ilp64_only;
         void* found;
-    } search{name, nullptr};
+    } search{name, ilp64_only, nullptr};
     dl_iterate_phdr(
         [](dl_phdr_info* info, size_t, void* data) -> int {
             auto* s = static_cast<Search*>(data);
-            if (!info->dlpi_name || !*info->dlpi_name) return 0;
+            if (!info->dlpi_name || !*info->dlpi_name) return 0;  // the executable, vdso
             void* handle = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
             if (!handle) return 0;
             void* p = dlsym(handle, s->name);
-            if (p && !is_our_own(p) && library_index_bits(p) == 64) {
-                s->found = p;
+            if (p && !is_our_own(p) && (!s->ilp64_only || library_index_bits(p) == 64)) {
+                s->found = p;  // the handle stays open: the symbol is in use from now on
                 return 1;
             }
             dlclose(handle);
@@ -196,7 +173,7 @@ Resolved resolve_ilp64(const char* name) {
     if (void* p = dlsym(RTLD_NEXT, name); p && !is_our_own(p)) return {p, 64};
     if (void* p = find_in_loaded_objects(name)) return {p, 64};
     const std::string plain = plain_name(name);
-    if (void* p = find_ilp64_in_loaded_objects(plain.c_str())) return {p, 64};
+    if (void* p = find_in_loaded_objects(plain.c_str(), true)) return {p, 64};
     for (const char* lib : {"libopenblas64.so.0", "libblas64.so.3"}) {
         void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
         if (!h) continue;

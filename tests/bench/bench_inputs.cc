@@ -29,8 +29,7 @@ namespace {
 
 // The variant behind a route of the library; nullptr for the baselines.
 const kernels::Variant* variant_of(Route r) {
-    const int i = static_cast<int>(r) - static_cast<int>(Route::openblas_dgemm) - 1;
-    return i >= 0 && i < kernels::kVariantCount ? &kernels::kVariants[i] : nullptr;
+    return kernels::variant_at(static_cast<int>(r) - static_cast<int>(Route::openblas_dgemm) - 1);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ void check_fp64_split(const std::vector<double>& x, const SplitKernels& sk) {
     std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(x.size()));
     bf16_t* sp[kFp64Slices];
     for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
-    assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp)), int(SliceStatus::ok));
+    assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp, nullptr)), int(SliceStatus::ok));
     double mx = 0;
     for (double e : x) mx = std::fmax(mx, std::fabs(e));
     for (int t = 0; t < sc.active; ++t) {
@@ -118,7 +118,7 @@ void test_fp64_split_odd(void**) {
     std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(x.size()));
     bf16_t* sp[kFp64Slices];
     for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
-    assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp)), 0);
+    assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp, nullptr)), 0);
     for (std::size_t i = 0; i < x.size(); i += 2)
         for (int t = 0; t < kFp64Slices; ++t)
             if (s[t][i] != 0 && s[t][i + 1] != (s[t][i] ^ 0x8000)) fail_msg("slice %d of +-%a", t, x[i]);
@@ -151,7 +151,7 @@ void test_fp64_split_zero_and_powers(void**) {
     std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(4));
     bf16_t* sp[kFp64Slices];
     for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
-    assert_int_equal(int(sk.fp64(p.data(), 4, sc, sp)), 0);
+    assert_int_equal(int(sk.fp64(p.data(), 4, sc, sp, nullptr)), 0);
     assert_int_equal(s[0][0], bf16_rne(1.0f));  // 4 / 2^v(0), v(0) = 2
     assert_int_equal(s[0][1], bf16_rne(-1.0f));
     assert_int_equal(s[0][2], bf16_rne(0.125f));
@@ -172,17 +172,17 @@ void test_fp64_split_extremes_normalised(void**) {
     for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
     std::vector<double> x = {0x1p-100 + 0x1p-140, 0.0};
     assert_null(fp64_scales({'N', 2, 1, x.data(), 2}, sk, 1, kFp64Slices, &sc));
-    assert_int_equal(int(sk.fp64(x.data(), 2, sc, sp)), int(SliceStatus::ok));
+    assert_int_equal(int(sk.fp64(x.data(), 2, sc, sp, nullptr)), int(SliceStatus::ok));
     assert_int_equal(s[0][0], bf16_rne(0.5f));
     assert_int_equal(s[1][0], bf16_rne(1.0f));
     assert_int_equal(ozaki_v(sc.sigma[1]), -140);
     std::vector<double> top = {0x1.FEp127, 1.0};
     assert_null(fp64_scales({'N', 2, 1, top.data(), 2}, sk, 1, kFp64Slices, &sc));
-    assert_int_equal(int(sk.fp64(top.data(), 2, sc, sp)), int(SliceStatus::ok));
+    assert_int_equal(int(sk.fp64(top.data(), 2, sc, sp, nullptr)), int(SliceStatus::ok));
     assert_int_equal(s[0][0], 0x3F7F);  // 255/256
     std::vector<double> past = {0x1.FF8p127, 1.0};
     assert_null(fp64_scales({'N', 2, 1, past.data(), 2}, sk, 1, kFp64Slices, &sc));
-    assert_int_equal(int(sk.fp64(past.data(), 2, sc, sp)), int(SliceStatus::ok));
+    assert_int_equal(int(sk.fp64(past.data(), 2, sc, sp, nullptr)), int(SliceStatus::ok));
     assert_int_equal(s[0][0], bf16_rne(1.0f));
     std::vector<double> bad = {1.0, NAN};
     assert_string_equal(fp64_scales({'N', 2, 1, bad.data(), 2}, sk, 1, kFp64Slices, &sc), "domain:nonfinite");
@@ -217,11 +217,11 @@ void test_avx512_split_bitwise(void**) {
         std::vector<bf16_t> c[kFp64Slices], d[kFp64Slices];
         bf16_t *pc[kFp64Slices], *pd[kFp64Slices];
         for (int s = 0; s < kFp64Slices; ++s) c[s].resize(n), d[s].resize(n), pc[s] = c[s].data(), pd[s] = d[s].data();
-        assert_int_equal(int(p.fp64(xd.data(), n, sp, pc)), int(v.fp64(xd.data(), n, sp, pd)));
+        assert_int_equal(int(p.fp64(xd.data(), n, sp, pc, nullptr)), int(v.fp64(xd.data(), n, sp, pd, nullptr)));
         for (int s = 0; s < kFp64Slices; ++s) assert_memory_equal(c[s].data(), d[s].data(), n * sizeof(bf16_t));
         double rp[kFp64Slices + 1] = {}, rv[kFp64Slices + 1] = {};
-        p.fp64_tracked(xd.data(), n, sp, pc, rp);
-        v.fp64_tracked(xd.data(), n, sp, pd, rv);
+        p.fp64(xd.data(), n, sp, pc, rp);
+        v.fp64(xd.data(), n, sp, pd, rv);
         assert_memory_equal(rp, rv, sizeof rp);
         for (int rr = 0; rr < 6; ++rr) {
             const AbsMax mp = p.fp64_absmax(xd.data(), n, sp, rr), mv = v.fp64_absmax(xd.data(), n, sp, rr);
