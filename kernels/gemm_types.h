@@ -38,6 +38,7 @@ inline constexpr Backend kAllBackends[] = {
 struct PhaseTimes {
     double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
     double certificate_s = 0; // FP64 auto: the lower-bound product and the certificate
+    double certificate_test_s = 0;  // the per-entry test alone (part of certificate_s)
     double compute_s = 0;     // component products and reconstruction into C
     // The part of compute_s spent adding panel results into the block accumulator (FP32), or
     // widening the product tiles and adding them into it (FP64): per-thread time, averaged.

@@ -237,12 +237,29 @@ bool scale_tile(const BlockScale& bs, double* tile) {
 template <bool IsA>
 void add_slice_norms(const bf16_t* const dst[kFp64Slices], int slices, int first, int count, int outer,
                      double* norms) {
+    // |x| of a BF16 value as an FP32: the sign bit cleared, widened.
+    const auto mag = [](bf16_t h) { return bits_float(std::uint32_t(h & 0x7FFF) << 16); };
     for (int t = 0; t < slices; ++t) {
         float sum[kTile] = {};
         const bf16_t* blk = dst[t];
-        for (int q = 0; q < kStepElems; ++q) {
-            const int o = IsA ? q / kTile : (q / kHalfElems) * 16 + (q % kTile) / 2;
-            sum[o] += std::fabs(bf16_to_float(blk[q]));
+        // Every partial sum is a multiple of 2^-8 of at most 32: exact in FP32, so the sums
+        // may be taken in any order; these orders are the ones a compiler vectorises (no
+        // reduction across a loop: lanes add lanes).
+        if (IsA) {  // row r holds its 32 K values contiguously
+            for (int r = 0; r < kTile; ++r) {
+                float lane[kTile / 2];
+                for (int c = 0; c < kTile / 2; ++c) lane[c] = mag(blk[r * kTile + c]) + mag(blk[r * kTile + kTile / 2 + c]);
+                for (int w = kTile / 4; w >= 1; w /= 2)
+                    for (int c = 0; c < w; ++c) lane[c] += lane[c + w];
+                sum[r] = lane[0];
+            }
+        } else {  // each half: 16 rows of K pairs, column c at positions 2c and 2c + 1
+            for (int h = 0; h < 2; ++h) {
+                float lane[kTile] = {};
+                for (int s = 0; s < kHalfElems / kTile; ++s)
+                    for (int x = 0; x < kTile; ++x) lane[x] += mag(blk[h * kHalfElems + s * kTile + x]);
+                for (int c = 0; c < kTile / 2; ++c) sum[h * (kTile / 2) + c] = lane[2 * c] + lane[2 * c + 1];
+            }
         }
         for (int r = 0; r < count; ++r)
             if (sum[r] != 0) {

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/thread_pool.h"
+#include "policy/fp64_certificate_loops.h"
 
 namespace amxblas {
 namespace {
@@ -25,16 +27,39 @@ struct DepthConstants {
 };
 
 struct alignas(64) NeedPartial {
-    long count[kernels::kFp64Slices + 2] = {};
+    std::int64_t deepest = 0;  // the largest smallest-passing depth among entries that pass somewhere
+    std::int64_t nowhere = 0;  // entries that pass at no depth
 };
 struct alignas(64) MarginPartial {
-    long failing = 0;
+    std::int64_t failing = 0;
     double margin = INFINITY;
 };
 
+// One thread's per-column arrays for the entry test (sized m on first use).
+struct ColumnScratch {
+    std::vector<double> rhs, u00;
+    std::vector<std::int64_t> best;  // as wide as a double: the compare and the select vectorise together
+    void resize(int m) {
+        if (int(rhs.size()) == m) return;
+        rhs.resize(std::size_t(m));
+        u00.resize(std::size_t(m));
+        best.resize(std::size_t(m));
+    }
+};
+
+// The column loops of this build (fp64_certificate_loops.h); AVX-512 ones where the CPU has it.
+const detail::CertLoops& cert_loops() {
+    static const detail::CertLoops loops = detail::cert_loops_avx512_available() ? detail::cert_loops_avx512()
+                                                                                  : detail::cert_loops_portable();
+    return loops;
+}
+
 }  // namespace
 
-long fp64_repair_limit(int m, int n) { return long(m) * n / 16; }
+long fp64_repair_limit(int m, int n) {
+    const long entries = long(m) * n;
+    return std::min(std::max(entries / 16, 1L), (entries - 1) / 2);
+}
 
 bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
                   int ldl, double tol, int min_depth, int threads, Fp64Certificate* out) {
@@ -96,61 +121,84 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
         }
     });
 
+    // The per-entry test, one column at a time (the entries of column j are contiguous in
+    // lhat): each step below is a loop over i with no branch and no loop-carried dependence but
+    // the reductions, so the compiler vectorises it. Every bound is the same expression, in the
+    // same order, as the proof's (-ffp-contract=off), hence the same decisions on every build.
+    const double tg = tol * gamma_k;
     const auto rhs_of = [&](int i, int j) {
         const double x = lhat[i + std::size_t(j) * ldl] * s00;
         const double xlo = x / l_up;
         const double sub = delta_b * a0[i] + delta_a * b0[j];
         const double lo = std::max(xlo - sub, xlo * 0.25) * (1 - 0x1p-40);
-        return tol * gamma_k * lo * kEvalDown;
+        return tg * lo * kEvalDown;
     };
     const auto lhs_of = [&](int i, int j, int d) {
         const double u00 = lhat[i + std::size_t(j) * ldl] * s00 * l_up;
         return (row_part[std::size_t(d) * m + i] + col_part[std::size_t(d) * n + j] + dc[d].c1 * u00) * kEvalUp;
     };
-    const auto exact_zero = [&](int i, int j) { return (a.zero && a.zero[i]) || (b.zero && b.zero[j]); };
-    // Pass 1: each entry's smallest passing depth (dmax + 1: none), counted per depth.
-    const int parts = std::max(1, threads);
-    std::vector<NeedPartial> need(parts);
+    const unsigned char* a_zero = a.zero;
+    const auto b_zero = [&](int j) { return b.zero && b.zero[j]; };
+    // +inf on the exact-zero rows of op(A): their entries pass everywhere (C_ij = 0 exactly).
+    std::vector<double> row_inf(std::size_t(m), 0.0);
+    if (a_zero)
+        for (int i = 0; i < m; ++i) row_inf[i] = a_zero[i] ? INFINITY : 0.0;
+    const int parts = std::max(1, std::min(threads, n));
+    std::vector<ColumnScratch> scratch(static_cast<std::size_t>(parts));
+    // rhs[i] and u00[i] of column j (the depth-independent halves of the test).
+    const detail::CertLoops& loops = cert_loops();
+    const auto column_halves = [&](int j, int who) -> ColumnScratch& {
+        ColumnScratch& cs = scratch[std::size_t(who)];
+        cs.resize(m);
+        loops.halves(m, lhat + std::size_t(j) * ldl, a0.data(), row_inf.data(), s00, l_up, delta_b, delta_a * b0[j], tg,
+                     cs.rhs.data(), cs.u00.data());
+        return cs;
+    };
+    // Pass 1: each entry's smallest passing depth (dmax + 1: none); only the largest of them and
+    // the number passing nowhere matter. Depths are tried deepest first so the last pass wins.
+    std::vector<NeedPartial> need(static_cast<std::size_t>(parts));
     kernels::parallel_for(threads, n, [&](int j, int who) {
-        for (int i = 0; i < m; ++i) {
-            if (exact_zero(i, j)) continue;
-            const double r = rhs_of(i, j);
-            int d = min_depth;
-            while (d <= dmax && !(lhs_of(i, j, d) <= r)) ++d;
-            ++need[who].count[d];
-        }
+        if (b_zero(j)) return;
+        ColumnScratch& cs = column_halves(j, who);
+        std::int64_t* best = cs.best.data();
+        std::fill(best, best + m, dmax + 1);
+        for (int d = dmax; d >= min_depth; --d)
+            loops.pass_at(m, d, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1,
+                          cs.u00.data(), cs.rhs.data(), best);
+        NeedPartial& pp = need[std::size_t(who)];
+        loops.need(m, best, dmax, &pp.deepest, &pp.nowhere);
     });
-    long needed[kernels::kFp64Slices + 2] = {};
-    for (const NeedPartial& pp : need)
-        for (int d = 0; d <= dmax + 1; ++d) needed[d] += pp.count[d];
     int d = min_depth;
-    for (int q = min_depth; q <= dmax; ++q)
-        if (needed[q] > 0) d = q;
-    if (needed[dmax + 1] > 0) d = dmax;  // some entry passes nowhere: the deepest fails least
+    std::int64_t nowhere = 0;
+    for (const NeedPartial& pp : need) {
+        d = std::max(d, int(pp.deepest));
+        nowhere += pp.nowhere;
+    }
+    if (nowhere > 0) d = dmax;  // some entry passes nowhere: the deepest fails least
     // Pass 2, at that depth: the failing entries (an entry's bound need not shrink with d, so a
     // depth deeper than its smallest may fail it; the next depth is tried then) and the margin.
     for (;; ++d) {
-        std::vector<MarginPartial> part(parts);
+        std::vector<MarginPartial> part(static_cast<std::size_t>(parts));
         kernels::parallel_for(threads, n, [&](int j, int who) {
-            for (int i = 0; i < m; ++i) {
-                if (exact_zero(i, j)) continue;
-                const double l = lhs_of(i, j, d), r = rhs_of(i, j);
-                if (!(l <= r)) ++part[who].failing;
-                else if (l > 0) part[who].margin = std::min(part[who].margin, r / l);
-            }
+            if (b_zero(j)) return;
+            ColumnScratch& cs = column_halves(j, who);
+            MarginPartial& pp = part[std::size_t(who)];
+            loops.margin_at(m, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1,
+                            cs.u00.data(), cs.rhs.data(), &pp.failing, &pp.margin);
         });
-        long failing = 0;
+        std::int64_t failing = 0;
         double margin = INFINITY;
         for (const MarginPartial& pp : part) {
             failing += pp.failing;
             margin = std::min(margin, pp.margin);
         }
-        if (failing > needed[dmax + 1] && d < dmax) continue;
+        if (failing > nowhere && d < dmax) continue;
         out->depth = d;
         out->failing = failing;
         out->margin = margin;
         break;
     }
+    const auto exact_zero = [&](int i, int j) { return (a_zero && a_zero[i]) || b_zero(j); };
     if (out->failing > 0)
         for (int j = 0; j < n; ++j)
             for (int i = 0; i < m; ++i)
@@ -158,4 +206,27 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     return true;
 }
 
+namespace detail {
+
+#include "policy/fp64_certificate_loops.inc"
+
+const CertLoops& cert_loops_portable() {
+    static const CertLoops loops{cert_halves, cert_pass_at, cert_need, cert_margin_at};
+    return loops;
+}
+
+#if !AMXBLAS_POLICY_BUILT_AVX512
+const CertLoops& cert_loops_avx512() { return cert_loops_portable(); }
+#endif
+
+bool cert_loops_avx512_available() {
+#if AMXBLAS_POLICY_BUILT_AVX512
+    static const bool ok = __builtin_cpu_supports("avx512f");
+    return ok;
+#else
+    return false;
+#endif
+}
+
+}  // namespace detail
 }  // namespace amxblas

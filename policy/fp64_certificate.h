@@ -46,7 +46,10 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
                   int ldl, double tol, int min_depth, int threads, Fp64Certificate* out);
 
 // The most entries an auto call may repair (recompute in FP64) instead of being forwarded:
-// 1/16 of C, so the scalar repairs cost less than the routed products.
+// 1/16 of C, so the scalar repairs cost less than the routed products, but at least one entry
+// (a small C, fewer than 32 entries, would otherwise allow none: netlib's 5 x 9 calls with one
+// weak entry were forwarded), and fewer than half of C (a 1 x 1 or 1 x 2 C repaired whole
+// would be DGEMM under another name).
 long fp64_repair_limit(int m, int n);
 
 }  // namespace amxblas

@@ -4,12 +4,13 @@
 #   - log-uniform (2^-20..2^20) and cancellation inputs (and uniform), N = 1024: the max
 #     entrywise error of auto against an exact reference (__float128 on sampled entries), over
 #     OpenBLAS DGEMM's (target <= 2x);
-#   - uniform N = 2048: the products auto picks (target <= 21) and its certificate's share of
-#     the routed call (target <= 10%), on the given backend, with the AMX model's share.
+#   - uniform N = 2048 (or each of --cost-n "N ..."): the products auto picks (target <= 21) and
+#     its certificate's share of the routed call (target <= 10%), on the given backend and in
+#     the AMX model (the extra product as tile work, the per-entry test as measured here).
 # The netlib testers under auto and the bitwise checks are ctest tests (shim.netlib.*.auto*,
 # kernels_certificate_test). Measures; asserts nothing (exit 0 unless the run fails).
 #
-#   scripts/bench-fp64-auto.sh --driver PATH [--n N] [--cost-n N] [--threads T] [--reps R]
+#   scripts/bench-fp64-auto.sh --driver PATH [--n N] [--cost-n "N ..."] [--threads T] [--reps R]
 #                              [--backend avx512|reference] [--quick]
 set -eu
 driver='' n=1024 cost_n=2048 threads=2 reps=3 backend=avx512 sample=2048

@@ -415,8 +415,10 @@ struct Failure {
     }
 };
 
+// configured_products: AMXBLAS_FP64_PRODUCTS as a number (0: unset or auto); auto_tol > 0:
+// AMXBLAS_FP64_PRODUCTS=auto with that AMXBLAS_FP64_TOL, checked against the certificate.
 template <typename T>
-void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int configured_products) {
+void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int configured_products, double auto_tol) {
     const Failure fail{&t, &c};
     Rng r(c.seed ^ (uint64_t(c.index) << 20) ^ 0x5bd1e995ull);
     const bool row = c.api == Api::cblas_row;
@@ -501,19 +503,20 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
     // Exact result (FP32 inputs: products exact in double; FP64: long double sums) and the
     // scale of each entry for the bound.
     using Wide = long double;
-    double maxa = 0, maxb = 0;
+    // The row maxima of op(A) and column maxima of op(B): what the split scales by.
+    std::vector<double> maxa(std::size_t(std::max(c.m, 0)), 0.0), maxb(std::size_t(std::max(c.n, 0)), 0.0);
     bool finite = std::isfinite(c.alpha) && std::isfinite(c.beta);
     for (int i = 0; i < c.m; ++i)
         for (int l = 0; l < c.k; ++l) {
             const double v = double(op_at(a, c.lda, !is_n(c.ta), row, i, l));
             finite = finite && std::isfinite(v);
-            maxa = std::fmax(maxa, std::fabs(v));
+            maxa[i] = std::fmax(maxa[i], std::fabs(v));
         }
     for (int l = 0; l < c.k; ++l)
         for (int j = 0; j < c.n; ++j) {
             const double v = double(op_at(b, c.ldb, !is_n(c.tb), row, l, j));
             finite = finite && std::isfinite(v);
-            maxb = std::fmax(maxb, std::fabs(v));
+            maxb[j] = std::fmax(maxb[j], std::fabs(v));
         }
     if (!finite) {
         fail("routed although ALPHA, BETA, A or B has a NaN or Inf", lines[0]);
@@ -538,11 +541,12 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
             s.alpha = std::fabs(c.alpha);
             s.beta = std::fabs(c.beta);
             s.ab = double(mag);
-            s.maxa = maxa;
-            s.maxb = maxb;
+            s.maxa = maxa[i];
+            s.maxb = maxb[j];
             s.c0 = std::fabs(double(before));
-            const double bound = products == 0 ? amxblas_test::fp32_routed_bound(s)
-                                               : amxblas_test::fp64_routed_bound(s, products);
+            const double bound = products == 0  ? amxblas_test::fp32_routed_bound(s)
+                                 : auto_tol > 0 ? amxblas_test::fp64_auto_bound(s, auto_tol)
+                                                : amxblas_test::fp64_routed_bound(s, products);
             const T got = cm[q];
             if (!(s.alpha * s.ab * (1 + 0x1p-20) <= double(limit))) {
                 // alpha * (|A||B|)_ij beyond the format's range: alpha times the sum may
@@ -609,20 +613,23 @@ int main(int argc, char** argv) {
     log.offset = lseek(log.fd, 0, SEEK_END);
     const char* fp64 = std::getenv("AMXBLAS_FP64_PRODUCTS");
     const int configured_products = fp64 ? std::atoi(fp64) : 0;
+    const char* tol = std::getenv("AMXBLAS_FP64_TOL");
+    const double auto_tol = fp64 && std::strcmp(fp64, "auto") == 0 ? (tol ? std::atof(tol) : 1.0) : 0.0;
 
     Tally t;
     const long first = only_case >= 0 ? only_case : 0, last = only_case >= 0 ? only_case + 1 : calls;
     for (long i = first; i < last; ++i) {
         const Case c = draw_case(seed, i, int(max_mnk));
         if (only_case >= 0) std::printf("case: %s\n", describe(c).c_str());
-        if (c.dp) run_case(c, g_d, log, t, configured_products);
-        else run_case(c, g_s, log, t, configured_products);
+        if (c.dp) run_case(c, g_d, log, t, configured_products, auto_tol);
+        else run_case(c, g_s, log, t, configured_products, auto_tol);
     }
     std::printf("gemm_fuzz: seed=%" PRIu64 " calls=%ld routed=%ld forwarded=%ld beta-scale=%ld xerbla=%ld "
                 "unbounded-entries=%ld failures=%ld\n",
                 seed, last - first, t.routed, t.forwarded, t.scaled, t.xerbla, t.unbounded, t.failures);
     for (const auto& [route, n] : t.by_route) std::printf("  %-48s %ld\n", route.c_str(), n);
-    const char* env[] = {"AMXBLAS_BACKEND", "AMXBLAS_FP32", "AMXBLAS_FP64_PRODUCTS", "AMXBLAS_MIN_N", "AMXBLAS_SHAPES"};
+    const char* env[] = {"AMXBLAS_BACKEND", "AMXBLAS_FP32", "AMXBLAS_FP64_PRODUCTS", "AMXBLAS_FP64_TOL", "AMXBLAS_MIN_N",
+                         "AMXBLAS_SHAPES"};
     std::printf("  environment:");
     for (const char* name : env) std::printf(" %s=%s", name, std::getenv(name) ? std::getenv(name) : "(unset)");
     std::printf("\n");

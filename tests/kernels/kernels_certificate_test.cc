@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "policy/emulate.h"
+#include "policy/fp64_certificate.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -122,6 +123,34 @@ void test_uncertifiable_forwarded(void**) {
     check_certified(cs, 2, 4);
 }
 
+// K = 1 is decided before the split from the nonzero counts (policy/emulate.cc,
+// k1_uncertified): the same verdict as the full certificate, for dense operands, for operands
+// with so few nonzero rows and columns that the failing entries can be repaired, transposed,
+// and with tol < 1.
+void test_k1_shortcut_matches_certificate(void**) {
+    int routed = 0, forwarded = 0;
+    for (int variant = 0; variant < 12; ++variant) {
+        const char ta = variant % 2 ? 'T' : 'N', tb = variant % 3 ? 'N' : 'T';
+        Case cs = make_case(ta, tb, 20, 24, 1, 100 + variant);
+        const int keep_rows = variant % 4 == 0 ? 20 : 1 + variant % 4, keep_cols = variant % 4 == 0 ? 24 : 2 + variant;
+        // op(A)(i, 0) and op(B)(0, j): both are contiguous or strided by the leading dimension.
+        for (int i = keep_rows; i < 20; ++i) cs.a[ta == 'N' ? i : std::size_t(i) * cs.g.lda] = 0;
+        for (int j = keep_cols; j < 24; ++j) cs.b[tb == 'N' ? std::size_t(j) * cs.g.ldb : j] = 0;
+        RunOptions o = kt::options(kFp64Auto, 2);
+        o.fp64_tol = variant >= 8 ? 0.5 : 1;
+        PreparedDgemm p;
+        assert_null(prepare_dgemm(cs.g, o, &p));
+        amxblas::Fp64Certificate cert;
+        const bool ok = amxblas::fp64_certify(p.a, p.b, 1, p.lower, 20, o.fp64_tol, 3, 2, &cert);
+        const bool full_forwards = !ok || cert.failing > amxblas::fp64_repair_limit(20, 24);
+        const char* why = amxblas::emulate_gemm(cs.g, o);
+        assert_true((why != nullptr) == full_forwards);
+        if (why) assert_string_equal(why, "accuracy:uncertified");
+        (why ? forwarded : routed)++;
+    }
+    assert_true(routed > 0 && forwarded > 0);  // both verdicts were compared
+}
+
 // The decision and the result: bitwise the same on every backend and thread count.
 void test_auto_bitwise_reproducible(void**) {
     Case cs = make_case('T', 'N', kt::g_quick ? 64 : 150, kt::g_quick ? 40 : 130, kt::g_quick ? 300 : 530, 41);
@@ -156,6 +185,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_wide_ranges_certified),
         cmocka_unit_test(test_cancellation_certified),
         cmocka_unit_test(test_uncertifiable_forwarded),
+        cmocka_unit_test(test_k1_shortcut_matches_certificate),
         cmocka_unit_test(test_auto_bitwise_reproducible),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
