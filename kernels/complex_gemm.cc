@@ -15,13 +15,16 @@
 // scales each row of op(A') and column of op(B') by a power of two over both parts of its
 // complex row or column (pack.cc) and undoes it before this writer: results stay exact per
 // panel, hence identical on every backend and thread count.
+#include <algorithm>
 #include <climits>
 #include <complex>
+#include <vector>
 
 #include "kernels/emulated_gemm.h"
 #include "kernels/macro_kernel.h"
 #include "kernels/pack.h"
 #include "kernels/reasons.h"
+#include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -66,6 +69,46 @@ OperandView<R> view_b(const GemmArgs<std::complex<R>>& g) {
     return {complex_trans(g.transb), 2 * g.k, 2 * g.n, reinterpret_cast<const R*>(g.b), g.ldb, Interleave::complex_b};
 }
 
+template <typename R>
+std::complex<R> op_at(char t, const std::complex<R>* x, std::int64_t ld, int row, int col) {
+    const std::complex<R> v = t == 'N' ? x[row + std::size_t(col) * ld] : x[col + std::size_t(row) * ld];
+    return t == 'C' ? std::conj(v) : v;
+}
+
+// ZGEMM's repairs (auto). The certificate judges the entries of the real GEMM, whose columns
+// 2j and 2j + 1 are the parts of C's column j; a failing part recomputes the whole complex
+// entry: s := s + a b over l in index order, each part in real arithmetic as the reference's
+// complex multiply-add does, which meets the certificate's per-part bound gamma_{K+1}
+// (docs/fp64-certificate.md, Section 9); then C := alpha s + beta C_old like the block writer.
+Fp64Repairer zgemm_repairer(const GemmArgs<std::complex<double>>& g) {
+    using Z = std::complex<double>;
+    return [g](const std::size_t* at, std::size_t count) -> std::function<void(int)> {
+        const std::size_t m = std::size_t(g.m);
+        std::vector<std::size_t> entries(count);  // i + j * m of C, ascending and distinct
+        for (std::size_t q = 0; q < count; ++q) entries[q] = at[q] % m + at[q] / m / 2 * m;
+        std::sort(entries.begin(), entries.end());
+        entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+        std::vector<Z> c_old(entries.size());
+        for (std::size_t q = 0; q < entries.size(); ++q)
+            c_old[q] = g.beta == Z(0) ? Z(0) : g.c[entries[q] % m + entries[q] / m * std::size_t(g.ldc)];
+        return [g, entries = std::move(entries), c_old = std::move(c_old)](int threads) {
+            const char ta = complex_trans(g.transa), tb = complex_trans(g.transb);
+            const std::size_t m = std::size_t(g.m);
+            parallel_for(threads, int(entries.size()), [&](int q, int) {
+                const int i = int(entries[q] % m), j = int(entries[q] / m);
+                double re = 0, im = 0;
+                for (int l = 0; l < g.k; ++l) {
+                    const Z a = op_at(ta, g.a, g.lda, i, l), b = op_at(tb, g.b, g.ldb, l, j);
+                    re += a.real() * b.real() - a.imag() * b.imag();
+                    im += a.real() * b.imag() + a.imag() * b.real();
+                }
+                const Z v = mul(g.alpha, Z(re, im));
+                g.c[i + std::size_t(j) * g.ldc] = g.beta == Z(0) ? v : v + mul(g.beta, c_old[q]);
+            });
+        };
+    };
+}
+
 // 2K and 2N must stay in int, with room for the padding to 32: a call this large could not
 // allocate its component buffers anyway (2N x 2K BF16 values per slice).
 bool too_large(int n, int k) { return n > (INT_MAX - 64) / 2 || k > (INT_MAX - 64) / 2; }
@@ -90,13 +133,18 @@ const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptio
 
 const char* prepare_zgemm(const GemmArgs<std::complex<double>>& g, const RunOptions& opt, PreparedDgemm* out) {
     if (too_large(g.n, g.k)) return reason::memory_alloc_failed;
-    // The writer keeps its own copy of the arguments: it runs in compute_dgemm. A failed
-    // prepare leaves no state behind (prepare_fp64_gemm sets it only on success).
-    return guarded([&] {
-        return prepare_fp64_gemm(view_a(g), view_b(g), g.m, 2 * g.n, 2 * g.k, opt,
-                                 [g](int i0, int j0, const double* acc) { write_complex_block(g, i0, j0, acc); },
-                                 out);
+    // The writer and the repairer keep their own copies of the arguments: they run in
+    // compute_dgemm.
+    const char* why = guarded([&]() -> const char* {
+        if (const char* w = prepare_fp64_gemm(view_a(g), view_b(g), g.m, 2 * g.n, 2 * g.k, opt,
+                                                [g](int i0, int j0, const double* acc) { write_complex_block(g, i0, j0, acc); },
+                                                out))
+            return w;
+        set_fp64_repairer(out, zgemm_repairer(g));
+        return nullptr;
     });
+    if (why) *out = PreparedDgemm();  // a failed prepare frees its workspace at once
+    return why;
 }
 
 }  // namespace amxblas::kernels

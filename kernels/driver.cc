@@ -334,10 +334,15 @@ int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched
     return live;
 }
 
-// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound.
-void abs_slice(const PackedOperand& src, bf16_t* dst) {
-    const std::size_t elems = std::size_t(src.panels) * src.ksteps * kStepElems;
-    for (std::size_t q = 0; q < elems; ++q) dst[q] = src.slice[0][q] & 0x7FFF;
+// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound; one
+// panel (ksteps packed blocks) per task.
+void abs_slice(const PackedOperand& src, bf16_t* dst, int threads) {
+    const std::size_t panel_elems = std::size_t(src.ksteps) * kStepElems;
+    parallel_for(threads, src.panels, [&](int p, int) {
+        const bf16_t* from = src.slice[0] + std::size_t(p) * panel_elems;
+        bf16_t* to = dst + std::size_t(p) * panel_elems;
+        for (std::size_t q = 0; q < panel_elems; ++q) to[q] = from[q] & 0x7FFF;
+    });
 }
 
 }  // namespace
@@ -387,9 +392,12 @@ struct PreparedDgemm::State {
     std::vector<int> row_exps, col_exps;
     std::vector<unsigned char> row_zero, col_zero;  // auto
     std::vector<double> norms_a, norms_b;           // auto
-    bool is_dgemm = false;  // set by prepare_dgemm: the repairs need the real arguments
-    GemmArgs<double> g{};
+    Fp64Repairer repair;  // set by prepare_dgemm and prepare_zgemm: repairs need the caller's C
 };
+
+void set_fp64_repairer(PreparedDgemm* prepared, Fp64Repairer repairer) {
+    if (prepared && prepared->state) prepared->state->repair = std::move(repairer);
+}
 
 PreparedDgemm::PreparedDgemm() = default;
 PreparedDgemm::~PreparedDgemm() = default;
@@ -460,8 +468,8 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
         double* lower = reinterpret_cast<double*>(extra + sa_bytes + sb_bytes);
         const double t1 = now_s();
         if (st->sa.sc.active > 0 && st->sb.sc.active > 0) {
-            abs_slice(st->pa, abs_a.slice[0]);
-            abs_slice(st->pb, abs_b.slice[0]);
+            abs_slice(st->pa, abs_a.slice[0], threads);
+            abs_slice(st->pb, abs_b.slice[0], threads);
             const Fp64Product first[1] = {{0, 0}};
             const double one[1] = {1.0};
             ReconClock no_clock;
@@ -489,37 +497,17 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     Fp64Product sched[kMaxFp64Products];
     const int np = fp64_schedule(products, sched);
     if (np == 0 || fp64_depth(products) > st.sa.sc.slices) return reason::config_fp64_products;
-    if (repairs > 0 && !st.is_dgemm) return reason::config_fp64_products;
-    const GemmArgs<double>& g = st.g;
+    if (repairs > 0 && !st.repair) return reason::config_fp64_products;
     const double t1 = now_s();
-    // C's old values of the entries to repair, before the products overwrite them.
-    std::vector<double> c_old(repairs);
-    for (std::size_t q = 0; q < repairs; ++q) {
-        const std::size_t i = repair_at[q] % std::size_t(g.m), j = repair_at[q] / std::size_t(g.m);
-        c_old[q] = g.beta == 0.0 ? 0.0 : g.c[i + j * std::size_t(g.ldc)];
-    }
+    // The repairer reads C's old values of the entries now, before the products overwrite them.
+    const std::function<void(int)> finish_repairs = repairs > 0 ? st.repair(repair_at, repairs) : nullptr;
     double pscale[kMaxFp64Products];
     const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
     run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
                microkernels_for(st.opt.backend), st.scratch, st.threads, st.write);
-    // The entries the certificate could not vouch for: FP64 inner products in index order, the
-    // computation DGEMM's own error bound describes.
-    if (repairs > 0) {
-        const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
-        const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
-        const auto at = [](const OperandView<double>& v, int row, int col) {
-            return v.trans == 'N' ? v.x[row + std::size_t(col) * v.ld] : v.x[col + std::size_t(row) * v.ld];
-        };
-        parallel_for(st.threads, int(repairs), [&](int q, int) {
-            const int i = int(repair_at[q] % std::size_t(g.m)), j = int(repair_at[q] / std::size_t(g.m));
-            double dot = 0;
-            for (int l = 0; l < g.k; ++l) dot += at(va, i, l) * at(vb, l, j);
-            double* c = g.c + i + std::size_t(j) * g.ldc;
-            *c = g.beta == 0.0 ? g.alpha * dot : g.alpha * dot + g.beta * c_old[q];
-        });
-    }
+    if (finish_repairs) finish_repairs(st.threads);
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
         st.opt.times->compute_s = now_s() - t1;
@@ -550,6 +538,36 @@ std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads) {
            component_bytes(m, n, k, 1) + align_up(std::size_t(m) * n * sizeof(double));
 }
 
+namespace {
+
+// DGEMM's repairs: the entries the certificate could not vouch for, as FP64 inner products in
+// index order, the computation DGEMM's own error bound describes.
+Fp64Repairer dgemm_repairer(const GemmArgs<double>& g) {
+    return [g](const std::size_t* repair_at, std::size_t repairs) -> std::function<void(int)> {
+        std::vector<double> c_old(repairs);
+        for (std::size_t q = 0; q < repairs; ++q) {
+            const std::size_t i = repair_at[q] % std::size_t(g.m), j = repair_at[q] / std::size_t(g.m);
+            c_old[q] = g.beta == 0.0 ? 0.0 : g.c[i + j * std::size_t(g.ldc)];
+        }
+        return [g, repair_at, repairs, c_old = std::move(c_old)](int threads) {
+            const OperandView<double> va{normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
+            const OperandView<double> vb{normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
+            const auto at = [](const OperandView<double>& v, int row, int col) {
+                return v.trans == 'N' ? v.x[row + std::size_t(col) * v.ld] : v.x[col + std::size_t(row) * v.ld];
+            };
+            parallel_for(threads, int(repairs), [&](int q, int) {
+                const int i = int(repair_at[q] % std::size_t(g.m)), j = int(repair_at[q] / std::size_t(g.m));
+                double dot = 0;
+                for (int l = 0; l < g.k; ++l) dot += at(va, i, l) * at(vb, l, j);
+                double* c = g.c + i + std::size_t(j) * g.ldc;
+                *c = g.beta == 0.0 ? g.alpha * dot : g.alpha * dot + g.beta * c_old[q];
+            });
+        };
+    };
+}
+
+}  // namespace
+
 const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     return guarded([&] {
         return run_fp32_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
@@ -560,18 +578,17 @@ const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
 
 const char* prepare_dgemm(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {
     // The writer keeps its own copy of the arguments: it runs in compute_dgemm.
-    const char* why = guarded([&] {
-        return prepare_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
-                                 {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
-                                 [g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); }, out);
+    const char* why = guarded([&]() -> const char* {
+        if (const char* w = prepare_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
+                                              {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
+                                              [g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); },
+                                              out))
+            return w;
+        set_fp64_repairer(out, dgemm_repairer(g));
+        return nullptr;
     });
-    if (why) {
-        out->state.reset();  // a failed prepare frees its workspace at once
-        return why;
-    }
-    out->state->is_dgemm = true;
-    out->state->g = g;
-    return nullptr;
+    if (why) out->state.reset();  // a failed prepare frees its workspace at once
+    return why;
 }
 
 const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at, std::size_t repairs) {

@@ -102,8 +102,10 @@ public:
 // reason. Never touches C.
 const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
 // Phase 2: runs `products` component products (6 ... 36, at most the prepared depth's) on a
-// prepared call and writes C; then recomputes the `repairs` entries repair_at[] (i + j * m)
-// as FP64 inner products in index order: C := alpha * dot + beta * C_old. nullptr on success,
+// prepared call and writes C; then recomputes the `repairs` entries repair_at[] (i + j * m of
+// the real GEMM) in FP64: for DGEMM, inner products in index order, C := alpha * dot + beta *
+// C_old; for ZGEMM (whose real GEMM is m x 2n), the complex entry each listed part belongs to,
+// both parts (kernels/complex_gemm.cc). nullptr on success,
 // else the forward reason with C untouched ("config:fp64-products" for a count the schedule
 // or the prepared slices do not cover, or a call that was not prepared).
 const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at = nullptr,
@@ -112,8 +114,9 @@ const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size
 // Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
 // imaginary parts, 2K deep and 2N wide: four real products per slice pair
 // (kernels/complex_gemm.cc). CGEMM is one call with the FP32 method; ZGEMM is prepared like
-// a DGEMM (the facts are those of the parts of op(A) and op(B), and the caller's exponent
-// check uses depth 2K), then computed with compute_dgemm. Same reasons and contract as above.
+// a DGEMM (the facts are those of the parts of op(A) and op(B), in the real GEMM's units:
+// m rows, 2n columns, depth 2K), then computed with compute_dgemm. Same reasons and contract
+// as above.
 const char* emulate_cgemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt);
 const char* prepare_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt, PreparedDgemm* out);
 // Bytes one complex call allocates: those of the real GEMM it becomes.

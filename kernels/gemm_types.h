@@ -49,12 +49,12 @@ struct PhaseTimes {
 struct Fp64AutoReport {
     int products = 0;     // 6 ... 36
     double margin = 0;    // min over certified entries of (allowed bound) / (certified bound)
-    long repaired = 0;    // entries recomputed in FP64 instead
+    long repaired = 0;    // entries of C recomputed in FP64 instead (ZGEMM: complex entries)
 };
 
 struct RunOptions {
     Backend backend = Backend::reference;
-    int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM only)
+    int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM, ZGEMM)
     double fp64_tol = 1;                 // auto: accepted factor over DGEMM's error bound
     Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed
     int threads = 1;                     // threads for split, pack and compute (kernels/thread_pool.h)

@@ -28,6 +28,13 @@ const char* run_fp32_gemm(const OperandView<float>& a, const OperandView<float>&
 const char* prepare_fp64_gemm(const OperandView<double>& a, const OperandView<double>& b, int m, int n, int k,
                               const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out);
 
+// compute_dgemm's repairs for the caller's C. Called with the real GEMM's entries the
+// certificate could not vouch for (i + j * m, ascending) before the products write C: it keeps
+// what it needs of C's old values and returns the work that recomputes the entries after them.
+using Fp64Repairer = std::function<std::function<void(int threads)>(const std::size_t* at, std::size_t count)>;
+// After a successful prepare_fp64_gemm; without one compute_dgemm refuses repairs.
+void set_fp64_repairer(PreparedDgemm* prepared, Fp64Repairer repairer);
+
 // Runs an entry point's body. No exception may reach a C or Fortran caller; nothing below
 // throws by design, so this is the last line of defence: a failed allocation forwards with
 // memory:alloc-failed, anything else with internal:exception.

@@ -1,7 +1,9 @@
 #include "policy/emulate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "kernels/emulated_gemm.h"
 #include "policy/fp64_certificate.h"
@@ -38,6 +40,36 @@ bool k1_uncertified(const kernels::GemmArgs<double>& g, double tol) {
     return rows * cols > fp64_repair_limit(g.m, g.n);
 }
 
+// Auto, after a successful prepare: the certificate on what the split found picks the products
+// and the entries to repair, or the call forwards (C untouched). m, n, k: the real GEMM's
+// sizes; gamma_terms: the n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing
+// real entries into the count of C's entries recomputed, for the log.
+template <typename EntriesOf>
+const char* certify_and_compute(kernels::PreparedDgemm* prepared, int m, int n, int k, int gamma_terms,
+                                const kernels::RunOptions& opt, EntriesOf&& entries_of) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point t0 = Clock::now();
+    Fp64Certificate cert;
+    const bool ok = fp64_certify(prepared->a, prepared->b, k, prepared->lower, m, opt.fp64_tol, 3, opt.threads, &cert,
+                                 gamma_terms);
+    if (opt.times) {
+        const double test_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        opt.times->certificate_s += test_s;
+        opt.times->certificate_test_s = test_s;
+    }
+    if (!ok) return reason::accuracy_uncertified;
+    if (cert.failing > fp64_repair_limit(m, n)) return reason::accuracy_uncertified;
+    const int products = cert.depth * (cert.depth + 1) / 2;
+    if (const char* why = kernels::compute_dgemm(prepared, products, cert.fail_at.data(), cert.fail_at.size()))
+        return why;
+    if (opt.fp64_report) {
+        opt.fp64_report->products = products;
+        opt.fp64_report->margin = cert.margin;
+        opt.fp64_report->repaired = entries_of(cert);
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 // Fixed product counts need no check between the phases: the normalised slices keep every
@@ -48,27 +80,8 @@ const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::R
     kernels::PreparedDgemm prepared;
     if (const char* why = kernels::prepare_dgemm(args, opt, &prepared)) return why;
     if (opt.fp64_products != kernels::kFp64Auto) return kernels::compute_dgemm(&prepared, opt.fp64_products);
-
-    using Clock = std::chrono::steady_clock;
-    const Clock::time_point t0 = Clock::now();
-    Fp64Certificate cert;
-    const bool ok = fp64_certify(prepared.a, prepared.b, args.k, prepared.lower, args.m, opt.fp64_tol, 3, opt.threads, &cert);
-    if (opt.times) {
-        const double test_s = std::chrono::duration<double>(Clock::now() - t0).count();
-        opt.times->certificate_s += test_s;
-        opt.times->certificate_test_s = test_s;
-    }
-    if (!ok) return reason::accuracy_uncertified;
-    if (cert.failing > fp64_repair_limit(args.m, args.n)) return reason::accuracy_uncertified;
-    const int products = cert.depth * (cert.depth + 1) / 2;
-    if (const char* why = kernels::compute_dgemm(&prepared, products, cert.fail_at.data(), cert.fail_at.size()))
-        return why;
-    if (opt.fp64_report) {
-        opt.fp64_report->products = products;
-        opt.fp64_report->margin = cert.margin;
-        opt.fp64_report->repaired = cert.failing;
-    }
-    return nullptr;
+    return certify_and_compute(&prepared, args.m, args.n, args.k, 0, opt,
+                               [](const Fp64Certificate& c) { return c.failing; });
 }
 
 const char* emulate_gemm(const kernels::GemmArgs<std::complex<float>>& args, const kernels::RunOptions& opt) {
@@ -76,12 +89,21 @@ const char* emulate_gemm(const kernels::GemmArgs<std::complex<float>>& args, con
 }
 
 const char* emulate_gemm(const kernels::GemmArgs<std::complex<double>>& args, const kernels::RunOptions& opt) {
-    // The certificate and its repairs are DGEMM's (policy/fp64_certificate.h): auto does not
-    // cover ZGEMM, which is forwarded.
-    if (opt.fp64_products == kernels::kFp64Auto) return reason::accuracy_uncertified;
     kernels::PreparedDgemm prepared;
     if (const char* why = kernels::prepare_zgemm(args, opt, &prepared)) return why;
-    return kernels::compute_dgemm(&prepared, opt.fp64_products);
+    if (opt.fp64_products != kernels::kFp64Auto) return kernels::compute_dgemm(&prepared, opt.fp64_products);
+    // The certificate runs on the real GEMM (m x 2K times 2K x 2N), entry by entry, that is
+    // part by part of C; each part's bound is gamma_{K+1} of its real inner product, that of a
+    // complex inner product of length K (docs/fp64-certificate.md, Section 9). A failing part
+    // recomputes its whole complex entry; the log counts complex entries.
+    const int m = args.m;
+    return certify_and_compute(&prepared, m, 2 * args.n, 2 * args.k, args.k + 1, opt, [m](const Fp64Certificate& c) {
+        std::vector<std::size_t> e;
+        e.reserve(c.fail_at.size());
+        for (std::size_t r : c.fail_at) e.push_back(r % std::size_t(m) + r / std::size_t(m) / 2 * std::size_t(m));
+        std::sort(e.begin(), e.end());
+        return long(std::unique(e.begin(), e.end()) - e.begin());
+    });
 }
 
 }  // namespace amxblas

@@ -19,7 +19,9 @@ const char* emulate_gemm(const kernels::GemmArgs<float>& args, const kernels::Ru
 // opt.fp64_products: the retained products (6 ... 36), or kernels::kFp64Auto.
 const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::RunOptions& opt);
 // CGEMM and ZGEMM (kernels/complex_gemm.cc): the same, on the real GEMM of the parts, whose
-// depth is 2K (the exponent check's K).
+// depth is 2K. ZGEMM's auto certifies each part of C against gamma_{K+1}, the bound of a complex
+// inner product of length K in real arithmetic, and repairs whole complex entries
+// (docs/fp64-certificate.md, Section 9).
 const char* emulate_gemm(const kernels::GemmArgs<std::complex<float>>& args, const kernels::RunOptions& opt);
 const char* emulate_gemm(const kernels::GemmArgs<std::complex<double>>& args, const kernels::RunOptions& opt);
 

@@ -62,12 +62,13 @@ long fp64_repair_limit(int m, int n) {
 }
 
 bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
-                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out) {
+                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms) {
     *out = Fp64Certificate{};
     const int m = a.outer, n = b.outer, dmax = std::min(a.slices, b.slices);
     const double ku = double(k) * kU;
-    if (ku >= 0x1p-10 || dmax < min_depth || !(tol > 0)) return false;
-    const double gamma_k = ku / (1 - ku);
+    const double nu = double(gamma_terms > 0 ? gamma_terms : k) * kU;  // DGEMM: nu == ku
+    if (ku >= 0x1p-10 || nu >= 0x1p-10 || gamma_terms < 0 || dmax < min_depth || !(tol > 0)) return false;
+    const double gamma_k = nu / (1 - nu);
     const int panels = (k + 255) / 256;
     const double l_up = 1 + 2 * panels * kU;  // lhat is within (1 + u)^(panels - 1) of the exact sum
     const int dn = dmax + 1;

@@ -42,8 +42,11 @@ struct Fp64Certificate {
 // on the matrix engine). Returns false when the inputs leave the certificate's assumptions
 // (K u >= 2^-10); out->depth is then 0.
 // a, b: what prepare_dgemm found (kernels::Fp64SplitFacts, with norms; zero may be nullptr).
+// gamma_terms: the n of the bound gamma_n that tol multiplies; 0 means k (DGEMM's inner
+// products). ZGEMM passes K + 1 for its real GEMM of depth k = 2K: per part, the bound of a
+// complex inner product of length K in real arithmetic (docs/fp64-certificate.md, Section 9).
 bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
-                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out);
+                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms = 0);
 
 // The most entries an auto call may repair (recompute in FP64) instead of being forwarded:
 // 1/16 of C, so the scalar repairs cost less than the routed products, but at least one entry

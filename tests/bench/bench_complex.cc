@@ -1,5 +1,5 @@
 // CGEMM and ZGEMM: OpenBLAS against the routes of amxblas (FP32; FP64 with 6, 10, 15 and 21
-// products), side by side in one process, on uniform [-1, 1] complex square matrices (real and
+// products, and auto, whose row names the products it picked: zgemm_auto_pN), side by side in one process, on uniform [-1, 1] complex square matrices (real and
 // imaginary parts independent). Times are medians of --reps runs after a warm-up; GF/s count
 // 8 N^3 real flops; the errors are against OpenBLAS's result of the same precision:
 //   eF      = ||C - C_openblas||_F / ||C_openblas||_F
@@ -90,12 +90,15 @@ void measure(int n, Backend backend, int threads, int reps, std::vector<Row>* ro
     const double base = median(t);
     rows->push_back({n, sizeof(R) == 4 ? "openblas_cgemm" : "openblas_zgemm", base, 0, 0, base});
 
-    const std::vector<int> products = sizeof(R) == 4 ? std::vector<int>{6} : std::vector<int>{6, 10, 15, 21};
+    const std::vector<int> products =
+        sizeof(R) == 4 ? std::vector<int>{6} : std::vector<int>{6, 10, 15, 21, amxblas::kernels::kFp64Auto};
     for (int p : products) {
         RunOptions opt;
         opt.backend = backend;
         opt.threads = threads;
         opt.fp64_products = p;
+        amxblas::kernels::Fp64AutoReport report;
+        opt.fp64_report = &report;
         const GemmArgs<std::complex<R>> g{'N', 'N', n, n, n, std::complex<R>(1), a.data(), n, b.data(), n,
                                           std::complex<R>(0), c.data(), n};
         t.clear();
@@ -114,7 +117,9 @@ void measure(int n, Backend backend, int threads, int reps, std::vector<Row>* ro
             den += std::norm(std::complex<double>(ref[i]));
             if (absab[i] > 0) esc = std::max(esc, std::abs(d) / absab[i]);
         }
-        const std::string route = sizeof(R) == 4 ? "cgemm_fp32" : "zgemm_fp64_" + std::to_string(p);
+        const std::string route = sizeof(R) == 4                    ? "cgemm_fp32"
+                                  : p == amxblas::kernels::kFp64Auto ? "zgemm_auto_p" + std::to_string(report.products)
+                                                                     : "zgemm_fp64_" + std::to_string(p);
         rows->push_back({n, route, median(t), std::sqrt(num / den), esc, base});
     }
 }

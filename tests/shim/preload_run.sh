@@ -7,6 +7,7 @@
 #   --count REGEX N       the log has exactly N lines matching the extended REGEX
 #   --output-has TEXT     the program's stdout+stderr contains TEXT
 #   --well-formed         every log line is a whole, well-formed per-call or summary line
+#                         (AMXBLAS_FP64_PRODUCTS=auto's products= margin= repaired= included)
 # The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
 set -u
 lib=$1; shift
@@ -42,7 +43,7 @@ routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | pa
 # The backends' names: the rows of the backend table.
 backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/backends.def" | paste -sd'|')
 [ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/backends.def"; exit 2; }
-call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"') backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?) time_us=[0-9.]+ gflops=[0-9.]+$'
+call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"') backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( products=[0-9]+ margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?) time_us=[0-9.]+ gflops=[0-9.]+$'
 summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
 i=0
 while [ $i -lt ${#checks[@]} ]; do
