@@ -334,10 +334,15 @@ int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched
     return live;
 }
 
-// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound.
-void abs_slice(const PackedOperand& src, bf16_t* dst) {
-    const std::size_t elems = std::size_t(src.panels) * src.ksteps * kStepElems;
-    for (std::size_t q = 0; q < elems; ++q) dst[q] = src.slice[0][q] & 0x7FFF;
+// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound; one
+// panel (ksteps packed blocks) per task.
+void abs_slice(const PackedOperand& src, bf16_t* dst, int threads) {
+    const std::size_t panel_elems = std::size_t(src.ksteps) * kStepElems;
+    parallel_for(threads, src.panels, [&](int p, int) {
+        const bf16_t* from = src.slice[0] + std::size_t(p) * panel_elems;
+        bf16_t* to = dst + std::size_t(p) * panel_elems;
+        for (std::size_t q = 0; q < panel_elems; ++q) to[q] = from[q] & 0x7FFF;
+    });
 }
 
 }  // namespace
@@ -463,8 +468,8 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
         double* lower = reinterpret_cast<double*>(extra + sa_bytes + sb_bytes);
         const double t1 = now_s();
         if (st->sa.sc.active > 0 && st->sb.sc.active > 0) {
-            abs_slice(st->pa, abs_a.slice[0]);
-            abs_slice(st->pb, abs_b.slice[0]);
+            abs_slice(st->pa, abs_a.slice[0], threads);
+            abs_slice(st->pb, abs_b.slice[0], threads);
             const Fp64Product first[1] = {{0, 0}};
             const double one[1] = {1.0};
             ReconClock no_clock;

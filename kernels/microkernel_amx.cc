@@ -59,6 +59,10 @@ TileConfig micro_tile_config() {
     return cfg;
 }
 
+// Built when the library is loaded, not at a thread's first call: a function-local static's
+// guard caught in progress by fork() would hang the child (kernels/process_state.h).
+const TileConfig kMicroTileConfig = micro_tile_config();
+
 // The configuration is loaded once per thread, not once per call: the loaded one is read back
 // (STTILECFG) and LDTILECFG runs only when it differs (a fresh thread reads all zeros; so does
 // a thread whose tiles something else released or configured otherwise). This is oneDNN's
@@ -67,7 +71,7 @@ TileConfig micro_tile_config() {
 // keep a core out of deep idle states: Linux saves the thread's tile state and releases the
 // registers itself before a Sapphire Rapids core enters C6 (fpu_idle_fpregs(), since 5.18).
 void thread_begin() {
-    static const TileConfig cfg = micro_tile_config();
+    const TileConfig& cfg = kMicroTileConfig;
     TileConfig loaded;
     compiler_barrier();
     _tile_storeconfig(&loaded);

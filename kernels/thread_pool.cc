@@ -171,6 +171,8 @@ Worker* claim_idle_worker(Worker* const* taken, int ntaken) {
 
 }  // namespace
 
+void start_thread_pool() { register_fork_handler(); }
+
 int pool_workers() {
     int n = 0;
     for (auto& w : g_workers)

@@ -45,6 +45,10 @@ void run_parallel(int threads, ParallelTask& task);
 // Workers the pool holds now (for tests: after fork the child starts with 0).
 int pool_workers();
 
+// Registers the pool's fork handler if it is not yet (the first worker does it otherwise);
+// starts no thread. For kernels/process_state.h.
+void start_thread_pool();
+
 // for i in [0, count): body(i, participant), indices handed out one at a time.
 template <typename Body>
 void parallel_for(int threads, int count, Body&& body) {

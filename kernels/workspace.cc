@@ -87,6 +87,8 @@ void* allocate(std::size_t bytes) {
 
 }  // namespace
 
+void start_workspace_pool() { (void)pool(); }
+
 const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* out) {
     if (cap != 0 && bytes > cap) return reason::memory_workspace_cap;
     if (bytes == 0) bytes = 1;

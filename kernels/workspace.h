@@ -46,6 +46,10 @@ private:
 // "memory:workspace-cap" (bytes > cap) or "memory:alloc-failed" with *out empty.
 const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* out);
 
+// Creates the pool (its lock and its exit and fork handlers) if it is not there yet; the first
+// lease does it otherwise. For kernels/process_state.h.
+void start_workspace_pool();
+
 // What the pool holds now and has done (tests and the benchmark).
 struct WorkspacePoolStats {
     int idle_buffers = 0;

@@ -55,17 +55,19 @@ const char* check_scalars(std::complex<R> alpha, std::complex<R> beta) {
     return check_gemm_scalars(beta.real(), beta.imag());
 }
 
-OperandSummary scan_operand(char trans, int rows, int cols, const float* x, std::int64_t ld) {
-    return scan_fp32_operand(trans, rows, cols, x, ld);
+OperandSummary scan_operand(char trans, int rows, int cols, const float* x, std::int64_t ld, int threads) {
+    return scan_fp32_operand(trans, rows, cols, x, ld, threads);
 }
-OperandSummary scan_operand(char trans, int rows, int cols, const double* x, std::int64_t ld) {
-    return scan_fp64_operand(trans, rows, cols, x, ld);
+OperandSummary scan_operand(char trans, int rows, int cols, const double* x, std::int64_t ld, int threads) {
+    return scan_fp64_operand(trans, rows, cols, x, ld, threads);
 }
-OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<float>* x, std::int64_t ld) {
-    return scan_fp32_complex_operand(trans, rows, cols, reinterpret_cast<const float*>(x), ld);
+OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<float>* x, std::int64_t ld,
+                            int threads) {
+    return scan_fp32_complex_operand(trans, rows, cols, reinterpret_cast<const float*>(x), ld, threads);
 }
-OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<double>* x, std::int64_t ld) {
-    return scan_fp64_complex_operand(trans, rows, cols, reinterpret_cast<const double*>(x), ld);
+OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<double>* x, std::int64_t ld,
+                            int threads) {
+    return scan_fp64_complex_operand(trans, rows, cols, reinterpret_cast<const double*>(x), ld, threads);
 }
 
 // The precision's rule; a complex call's real GEMM is 2K deep.
@@ -78,28 +80,32 @@ const char* domain_rule(const OperandSummary& a, const OperandSummary& b, int k)
 
 // Every precision's check: the scalars, op(A), then op(B) only if op(A) left the call open.
 template <typename T>
-const char* check_domain(const kernels::GemmArgs<T>& g, DomainScan* scan) {
+const char* check_domain(const kernels::GemmArgs<T>& g, DomainScan* scan, int threads) {
     if (const char* why = check_scalars(g.alpha, g.beta)) return why;
     DomainScan local;
     DomainScan& s = scan ? *scan : local;
-    s.a = scan_operand(g.transa, g.m, g.k, g.a, g.lda);
+    s.a = scan_operand(g.transa, g.m, g.k, g.a, g.lda, threads);
     if (s.a.nonfinite) return reason::domain_nonfinite;  // no need to read B
-    s.b = scan_operand(g.transb, g.k, g.n, g.b, g.ldb);
+    s.b = scan_operand(g.transb, g.k, g.n, g.b, g.ldb, threads);
     return domain_rule<T>(s.a, s.b, g.k);
 }
 
 }  // namespace
 
-const char* check_sgemm_domain(const kernels::GemmArgs<float>& g, DomainScan* scan) { return check_domain(g, scan); }
-
-const char* check_dgemm_domain(const kernels::GemmArgs<double>& g, DomainScan* scan) { return check_domain(g, scan); }
-
-const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& g, DomainScan* scan) {
-    return check_domain(g, scan);
+const char* check_sgemm_domain(const kernels::GemmArgs<float>& g, DomainScan* scan, int threads) {
+    return check_domain(g, scan, threads);
 }
 
-const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, DomainScan* scan) {
-    return check_domain(g, scan);
+const char* check_dgemm_domain(const kernels::GemmArgs<double>& g, DomainScan* scan, int threads) {
+    return check_domain(g, scan, threads);
+}
+
+const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& g, DomainScan* scan, int threads) {
+    return check_domain(g, scan, threads);
+}
+
+const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, DomainScan* scan, int threads) {
+    return check_domain(g, scan, threads);
 }
 
 }  // namespace amxblas

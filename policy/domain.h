@@ -48,16 +48,19 @@ struct DomainScan {
     OperandSummary a, b;  // of op(A) and op(B)
 };
 
-const char* check_sgemm_domain(const kernels::GemmArgs<float>& args, DomainScan* scan = nullptr);
-const char* check_dgemm_domain(const kernels::GemmArgs<double>& args, DomainScan* scan = nullptr);
+// threads: how many threads may share the scan of a large operand (the call's own, from the
+// routing decision); the result is the same for every count.
+const char* check_sgemm_domain(const kernels::GemmArgs<float>& args, DomainScan* scan = nullptr, int threads = 1);
+const char* check_dgemm_domain(const kernels::GemmArgs<double>& args, DomainScan* scan = nullptr, int threads = 1);
 
 // CGEMM and ZGEMM: the kernels compute a complex product as one real GEMM whose entries are
 // the real and imaginary parts of op(A) and op(B) (some negated) and whose depth is 2K
 // (kernels/complex_gemm.cc), so the FP32 and FP64 rules above apply to those parts, with
 // 2K for K, and rule 1 to the real and imaginary parts of alpha and beta.
-const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& args,
-                               DomainScan* scan = nullptr);
-const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& args, DomainScan* scan = nullptr);
+const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& args, DomainScan* scan = nullptr,
+                               int threads = 1);
+const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& args, DomainScan* scan = nullptr,
+                               int threads = 1);
 
 // The rules above on precomputed summaries (pure; what check_*_domain apply after the scan).
 const char* check_gemm_scalars(double alpha, double beta);  // rule 1

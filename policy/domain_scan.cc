@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/thread_pool.h"
+
 namespace amxblas {
 
 namespace {
@@ -36,18 +38,59 @@ float float_of(std::uint32_t u) {
 
 bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
 
+// Operands of at least this many entries are scanned by the call's threads (the kernels'
+// pool): below it, waking a worker costs more than the pass saves (policy_scan_bench: at
+// N = 512, 2^18 entries per operand, 2 threads were slower than 1 here).
+constexpr std::int64_t kParallelScanEntries = std::int64_t{1} << 19;
+constexpr std::int64_t kChunkEntries = std::int64_t{1} << 16;  // one piece of work
+// A pass over memory stops speeding up long before this many threads share it; the limit
+// keeps the per-thread accumulators on the stack.
+constexpr int kMaxScanThreads = 64;
+
+// Everything in ScanAcc is a maximum, a minimum or an "or", so merging per-thread
+// accumulators in any order gives the same summary as one sequential pass: the scan's result
+// never depends on the thread count.
+void merge_acc(const detail::ScanAcc& from, detail::ScanAcc* into) {
+    into->nonfinite = into->nonfinite || from.nonfinite;
+    into->max_abs = std::max(into->max_abs, from.max_abs);
+    into->min_abs = std::min(into->min_abs, from.min_abs);
+    into->min_lowbit = std::min(into->min_lowbit, from.min_lowbit);
+}
+
+// Scans columns [j0, j1) (or, for a contiguous matrix, entries [j0, j1) of the flat array).
 template <typename T, typename Run>
-OperandSummary scan_matrix(const T* x, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                           Run run) {
+void scan_range(const T* x, std::int64_t rows, std::int64_t ld, bool flat, std::int64_t j0, std::int64_t j1,
+                Run run, detail::ScanAcc* acc) {
+    if (flat) {
+        run(x + j0, static_cast<std::size_t>(j1 - j0), acc);
+        return;
+    }
+    for (std::int64_t j = j0; j < j1; ++j)
+        run(x + static_cast<std::size_t>(j) * static_cast<std::size_t>(ld), static_cast<std::size_t>(rows), acc);
+}
+
+template <typename T, typename Run>
+OperandSummary scan_matrix(const T* x, std::int64_t rows, std::int64_t cols, std::int64_t ld, Run run,
+                           int threads) {
     detail::ScanAcc acc;
     if (rows <= 0 || cols <= 0) return acc.finish();
-    if (ld == rows) {
-        run(x, static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), &acc);
-    } else {
-        for (std::int64_t j = 0; j < cols; ++j)
-            run(x + static_cast<std::size_t>(j) * static_cast<std::size_t>(ld),
-                static_cast<std::size_t>(rows), &acc);
+    const bool flat = ld == rows;  // one contiguous run of rows * cols entries
+    const std::int64_t extent = flat ? rows * cols : cols;
+    const std::int64_t per_chunk = flat ? kChunkEntries : std::max<std::int64_t>(1, kChunkEntries / rows);
+    const std::int64_t chunks = (extent + per_chunk - 1) / per_chunk;
+    if (threads <= 1 || rows * cols < kParallelScanEntries || chunks < 2) {
+        scan_range(x, rows, ld, flat, 0, extent, run, &acc);
+        return acc.finish();
     }
+    threads = static_cast<int>(std::min<std::int64_t>(threads, kMaxScanThreads));
+    detail::ScanAcc part[kMaxScanThreads];
+    kernels::parallel_for(threads, static_cast<int>(std::min<std::int64_t>(chunks, INT32_MAX)),
+                          [&](int c, int participant) {
+                              const std::int64_t j0 = std::int64_t{c} * per_chunk;
+                              scan_range(x, rows, ld, flat, j0, std::min(extent, j0 + per_chunk), run,
+                                         &part[participant]);
+                          });
+    for (int t = 0; t < threads; ++t) merge_acc(part[t], &acc);
     return acc.finish();
 }
 
@@ -156,49 +199,55 @@ const char* scan_impl_name(ScanImpl impl) {
     return impl == ScanImpl::avx512 ? "avx512" : "portable";
 }
 
-OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, std::int64_t ld) {
+OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, std::int64_t ld, int threads) {
     return scan_matrix(x, rows, cols, ld,
                        impl == ScanImpl::avx512 && scan_avx512_available()
                            ? detail::scan_run_fp32_avx512
-                           : detail::scan_run_fp32_portable);
+                           : detail::scan_run_fp32_portable,
+                       threads);
 }
 
-OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, std::int64_t ld) {
+OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, std::int64_t ld, int threads) {
     return scan_matrix(x, rows, cols, ld,
                        impl == ScanImpl::avx512 && scan_avx512_available()
                            ? detail::scan_run_fp64_avx512
-                           : detail::scan_run_fp64_portable);
+                           : detail::scan_run_fp64_portable,
+                       threads);
 }
 
-OperandSummary scan_fp32(const float* x, int rows, int cols, std::int64_t ld) {
-    return scan_fp32_with(scan_impl(), x, rows, cols, ld);
+OperandSummary scan_fp32(const float* x, int rows, int cols, std::int64_t ld, int threads) {
+    return scan_fp32_with(scan_impl(), x, rows, cols, ld, threads);
 }
 
-OperandSummary scan_fp64(const double* x, int rows, int cols, std::int64_t ld) {
-    return scan_fp64_with(scan_impl(), x, rows, cols, ld);
+OperandSummary scan_fp64(const double* x, int rows, int cols, std::int64_t ld, int threads) {
+    return scan_fp64_with(scan_impl(), x, rows, cols, ld, threads);
 }
 
-OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, std::int64_t ld) {
-    return is_no_trans(trans) ? scan_fp32(x, rows, cols, ld) : scan_fp32(x, cols, rows, ld);
+OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, std::int64_t ld, int threads) {
+    return is_no_trans(trans) ? scan_fp32(x, rows, cols, ld, threads) : scan_fp32(x, cols, rows, ld, threads);
 }
 
-OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, std::int64_t ld) {
-    return is_no_trans(trans) ? scan_fp64(x, rows, cols, ld) : scan_fp64(x, cols, rows, ld);
+OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, std::int64_t ld, int threads) {
+    return is_no_trans(trans) ? scan_fp64(x, rows, cols, ld, threads) : scan_fp64(x, cols, rows, ld, threads);
 }
 
 // A stored complex column of r entries is 2r contiguous parts.
-OperandSummary scan_fp32_complex_operand(char trans, int rows, int cols, const float* x, std::int64_t ld) {
+OperandSummary scan_fp32_complex_operand(char trans, int rows, int cols, const float* x, std::int64_t ld,
+                                         int threads) {
     const std::int64_t r = is_no_trans(trans) ? rows : cols, c = is_no_trans(trans) ? cols : rows;
     return scan_matrix(x, 2 * r, c, 2 * std::int64_t{ld},
                        scan_impl() == ScanImpl::avx512 ? detail::scan_run_fp32_avx512
-                                                       : detail::scan_run_fp32_portable);
+                                                       : detail::scan_run_fp32_portable,
+                       threads);
 }
 
-OperandSummary scan_fp64_complex_operand(char trans, int rows, int cols, const double* x, std::int64_t ld) {
+OperandSummary scan_fp64_complex_operand(char trans, int rows, int cols, const double* x, std::int64_t ld,
+                                         int threads) {
     const std::int64_t r = is_no_trans(trans) ? rows : cols, c = is_no_trans(trans) ? cols : rows;
     return scan_matrix(x, 2 * r, c, 2 * std::int64_t{ld},
                        scan_impl() == ScanImpl::avx512 ? detail::scan_run_fp64_avx512
-                                                       : detail::scan_run_fp64_portable);
+                                                       : detail::scan_run_fp64_portable,
+                       threads);
 }
 
 }  // namespace amxblas

@@ -37,21 +37,25 @@ const char* scan_impl_name(ScanImpl impl);  // "portable", "avx512"
 // True when the AVX-512 scan was compiled in and the CPU can run it.
 bool scan_avx512_available();
 
-OperandSummary scan_fp32(const float* x, int rows, int cols, std::int64_t ld);
-OperandSummary scan_fp64(const double* x, int rows, int cols, std::int64_t ld);
+// threads: how many threads may share a large scan (the kernels' pool, as the routed call
+// will); the summary is the same for every count.
+OperandSummary scan_fp32(const float* x, int rows, int cols, std::int64_t ld, int threads = 1);
+OperandSummary scan_fp64(const double* x, int rows, int cols, std::int64_t ld, int threads = 1);
 
 // op(X) of a GEMM operand: rows x cols of op(X) (m x k for A, k x n for B), stored with trans.
-OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, std::int64_t ld);
-OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, std::int64_t ld);
+OperandSummary scan_fp32_operand(char trans, int rows, int cols, const float* x, std::int64_t ld, int threads = 1);
+OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x, std::int64_t ld, int threads = 1);
 // The same for a complex op(X) (trans 'N', 'T' or 'C'): the summary of the real and imaginary
 // parts of its entries (conjugation changes no magnitude). x points at the interleaved
 // storage (real, imaginary), ld counts complex elements.
-OperandSummary scan_fp32_complex_operand(char trans, int rows, int cols, const float* x, std::int64_t ld);
-OperandSummary scan_fp64_complex_operand(char trans, int rows, int cols, const double* x, std::int64_t ld);
+OperandSummary scan_fp32_complex_operand(char trans, int rows, int cols, const float* x, std::int64_t ld,
+                                         int threads = 1);
+OperandSummary scan_fp64_complex_operand(char trans, int rows, int cols, const double* x, std::int64_t ld,
+                                         int threads = 1);
 
 // The two implementations by name, for tests and the benchmark.
-OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, std::int64_t ld);
-OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, std::int64_t ld);
+OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, std::int64_t ld, int threads = 1);
+OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, std::int64_t ld, int threads = 1);
 
 namespace detail {
 // The running state of a scan: the minima start at +Inf ("none yet"), and finish() turns it

@@ -1,15 +1,30 @@
-// What a forked child resets (pthread_atfork, registered when the library is loaded). Only the
-// thread that called fork() exists in the child, so the calls the parent's other threads had in
-// flight are not the child's: it starts with no routed call running, its own summary counts
-// and fresh log locks. The kernels' thread pool has its own child handler
-// (kernels/thread_pool.cc). The parent is untouched.
+// What fork() needs from the library (pthread_atfork, registered when the library is loaded).
+//
+// Before: no lazy initialisation may be in progress. A function-local static is initialised
+// under a guard fork() knows nothing about; a child forked while another thread is inside one
+// inherits it "in progress", with no thread to finish it, and hangs on its first call
+// (kernels/process_state.h). So the load-time constructor initialises the kernels' and the
+// policy's process-wide state at once, and the prepare handler finishes the settings and the
+// hardware facts (which depend on the environment, so they are read at the first call, or
+// at the first fork if that comes first): if another thread is initialising them, the
+// forking thread waits for it.
+//
+// After, in the child: only the thread that called fork() exists in the child, so the calls
+// the parent's other threads had in flight are not the child's: it starts with no routed call
+// running, its own summary counts and fresh log locks. The kernels' thread pool has its own
+// child handler (kernels/thread_pool.cc). The parent is untouched.
 #include <pthread.h>
 
+#include "kernels/process_state.h"
+#include "policy/domain_scan.h"
+#include "shim/config.h"
 #include "shim/gemm_dispatch.h"
 #include "shim/log.h"
 
 namespace amxblas {
 namespace {
+
+void settle_before_fork() { (void)settings(); }
 
 void reset_in_child() {
     g_routed_calls_running.store(0, std::memory_order_relaxed);
@@ -17,7 +32,11 @@ void reset_in_child() {
     log_after_fork();
 }
 
-__attribute__((constructor)) void register_fork_handler() { pthread_atfork(nullptr, nullptr, reset_in_child); }
+__attribute__((constructor)) void register_fork_handler() {
+    kernels::settle_process_state();
+    (void)scan_avx512_available();
+    pthread_atfork(settle_before_fork, nullptr, reset_in_child);
+}
 
 }  // namespace
 }  // namespace amxblas

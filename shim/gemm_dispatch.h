@@ -46,12 +46,13 @@ private:
     int threads_;
 };
 
+// threads: the routed call's own; a large operand's scan is shared among them.
 template <typename T>
-const char* check_domain(const kernels::GemmArgs<T>& args) {
-    if constexpr (std::is_same_v<T, float>) return check_sgemm_domain(args);
-    else if constexpr (std::is_same_v<T, double>) return check_dgemm_domain(args);
-    else if constexpr (std::is_same_v<T, cfloat>) return check_cgemm_domain(args);
-    else return check_zgemm_domain(args);
+const char* check_domain(const kernels::GemmArgs<T>& args, int threads) {
+    if constexpr (std::is_same_v<T, float>) return check_sgemm_domain(args, nullptr, threads);
+    else if constexpr (std::is_same_v<T, double>) return check_dgemm_domain(args, nullptr, threads);
+    else if constexpr (std::is_same_v<T, cfloat>) return check_cgemm_domain(args, nullptr, threads);
+    else return check_zgemm_domain(args, nullptr, threads);
 }
 
 // FP32 for sgemm and cgemm, FP64 for dgemm and zgemm.
@@ -93,9 +94,9 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     if (d.route == Route::beta_scale) {
         beta_scale(args);
     } else if (d.route != Route::forward) {
-        reason = check_domain(args);
+        const RoutedCallShare share(d.threads);
+        reason = check_domain(args, d.threads);
         if (!reason) {
-            const RoutedCallShare share(d.threads);
             kernels::RunOptions opt;
             opt.backend = d.backend;
             opt.fp64_products = route_products(d.route);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "shim/config.h"
@@ -251,11 +252,11 @@ void start_summary() {
 }
 
 void add_to_summary(const CallRecord& rec) {
-    static const bool started = [] {
-        start_summary();
-        return true;
-    }();
-    (void)started;
+    // std::call_once, not a static's guard: glibc's pthread_once lets a child forked while
+    // another thread was inside start_summary() run it again instead of waiting for a thread
+    // it does not have (shim/after_fork.cc).
+    static std::once_flag started;
+    std::call_once(started, start_summary);
     const double flops = call_flops(rec.routine, rec.m, rec.n, rec.k);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;

@@ -190,12 +190,17 @@ Resolved resolve(Routine r) {
     if (kRoutineIs64[static_cast<int>(r)]) return resolve_ilp64(name);
     void* p = dlsym(RTLD_NEXT, name);
     if (!p || is_our_own(p)) p = find_in_loaded_objects(name);
-    const Fallback& fb = fallback();
-    if (!p && fb.handle) {
-        p = dlsym(fb.handle, name);
-        if (p && is_our_own(p)) p = nullptr;
+    // The fallback is opened only for a program without a BLAS of its own: one that has one
+    // never loads a second library (and never holds the fallback's initialisation guard,
+    // which a fork() from another thread could catch in progress, shim/after_fork.cc).
+    if (!p) {
+        const Fallback& fb = fallback();
+        if (fb.handle) {
+            p = dlsym(fb.handle, name);
+            if (p && is_our_own(p)) p = nullptr;
+        }
+        if (!p) die_unresolved(name, fb.description);
     }
-    if (!p) die_unresolved(name, fb.description);
     const int bits = library_index_bits(p) == 64 ? 64 : 32;
     if (bits == 64) {
         Dl_info info{};

@@ -118,6 +118,7 @@ double tile_seconds(const TileCounts& c, int cores);
 // Section: the whole-call AMX model (bench_model.cc): measured split + pack and reconstruction
 // rates (per core, this machine) plus the tile model, against native SGEMM/DGEMM.
 struct MeasuredPhases {
+    double scan_bytes_per_core_s_fp32 = 0, scan_bytes_per_core_s_fp64 = 0;  // the domain scan
     double sp_bytes_per_core_s_fp32 = 0, sp_bytes_per_core_s_fp64 = 0;  // split + pack
     double recon_values_per_core_s_fp32 = 0;  // FP32 panel adds (values added per second)
     double recon_values_per_core_s_fp64 = 0;  // FP64 widen-adds (tile values widened per second)

@@ -246,11 +246,15 @@ const char* run_route(Route r, const Problem& p, const Options& o, std::vector<f
         {'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, cf->data(), s.m}, opt);
 }
 
-const char* domain_scan(Route r, const Problem& p) {
+// The domain check a routed call makes before the kernels run, on the call's threads as the
+// library does it (shim/gemm_dispatch.h).
+const char* domain_scan(Route r, const Problem& p, int threads) {
     const Shape& s = p.s;
     if (route_is_fp64(r))
-        return check_dgemm_domain({'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, nullptr, s.m});
-    return check_sgemm_domain({'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, nullptr, s.m});
+        return check_dgemm_domain({'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, nullptr, s.m},
+                                  nullptr, threads);
+    return check_sgemm_domain({'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, nullptr, s.m},
+                              nullptr, threads);
 }
 
 // Accuracy of every route on one problem; timings too when `timed`.
@@ -267,7 +271,7 @@ void measure_problem(const Problem& p, InputClass c, bool timed, const Options& 
         row.input = input_name(c);
         const bool fp64 = route_is_fp64(r);
         if (!route_is_baseline(r)) {
-            if (const char* why = domain_scan(r, p)) {
+            if (const char* why = domain_scan(r, p, o.threads)) {
                 row.status = std::string("forwarded:") + why;
                 rows->push_back(row);
                 continue;
@@ -297,7 +301,7 @@ void measure_problem(const Problem& p, InputClass c, bool timed, const Options& 
                 rc.push_back(pt.reconstruct_s);
                 if (!route_is_baseline(r)) {
                     const double u0 = now_s();
-                    domain_scan(r, p);
+                    domain_scan(r, p, o.threads);
                     scan.push_back(now_s() - u0);
                 }
             }
@@ -542,19 +546,25 @@ int run_main(const Options& o) {
             !r.s.square())
             continue;
         const double cells = double(ru32(r.s.m)) * ru32(r.s.n), panels = double((r.s.k + 255) / 256);
+        // The scan reads op(A) and op(B) once: (mk + kn) entries.
+        const double scan_bytes = (double(r.s.m) * r.s.k + double(r.s.k) * r.s.n) * (route_is_fp64(r.route) ? 8 : 4);
         if (r.route == Route::fp32) {
+            mp.scan_bytes_per_core_s_fp32 = scan_bytes / (r.scan_s * o.threads);
             mp.sp_bytes_per_core_s_fp32 = r.split_pack_bytes / (r.split_pack_s * o.threads);
             if (panels > 1) mp.recon_values_per_core_s_fp32 = cells * (panels - 1) / (r.recon_s * o.threads);
         } else {
-            if (r.route == Route::fp64_6) mp.sp_bytes_per_core_s_fp64 = r.split_pack_bytes / (r.split_pack_s * o.threads);
+            if (r.route == Route::fp64_6) {
+                mp.sp_bytes_per_core_s_fp64 = r.split_pack_bytes / (r.split_pack_s * o.threads);
+                mp.scan_bytes_per_core_s_fp64 = scan_bytes / (r.scan_s * o.threads);
+            }
             fp64_values += route_products(r.route) * cells * panels;
             fp64_recon += r.recon_s;
         }
         mp.from_n = r.s.n;
     }
     if (fp64_recon > 0) mp.recon_values_per_core_s_fp64 = fp64_values / (fp64_recon * o.threads);
-    if (mp.sp_bytes_per_core_s_fp32 > 0 && mp.sp_bytes_per_core_s_fp64 > 0 && mp.recon_values_per_core_s_fp32 > 0 &&
-        mp.recon_values_per_core_s_fp64 > 0)
+    if (mp.scan_bytes_per_core_s_fp32 > 0 && mp.scan_bytes_per_core_s_fp64 > 0 && mp.sp_bytes_per_core_s_fp32 > 0 &&
+        mp.sp_bytes_per_core_s_fp64 > 0 && mp.recon_values_per_core_s_fp32 > 0 && mp.recon_values_per_core_s_fp64 > 0)
         print_amx_model(mp, o.threads, o.out + "/model.csv");
     else
         std::printf("\n== Whole-call AMX model: skipped (needs fp32 and fp64 rows at one N >= 512) ==\n");

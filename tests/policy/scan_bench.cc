@@ -42,7 +42,7 @@ void run(int n) {
     const int reps = n <= 512 ? 7 : 4;
     const amxblas::kernels::GemmArgs<T> args{'N', 'N', n, n, n, one, a.data(), n, b.data(), n, zero,
                                     c.data(), n};
-    double gemm, check, portable;
+    double gemm, check, check2t, portable;
     const char* name;
     if constexpr (sizeof(T) == 8) {
         name = "dgemm";
@@ -50,6 +50,7 @@ void run(int n) {
             dgemm_("N", "N", &n, &n, &n, &one, a.data(), &n, b.data(), &n, &zero, c.data(), &n, 1, 1);
         }, reps);
         check = best_seconds([&] { g_sink = amxblas::check_dgemm_domain(args); }, reps);
+        check2t = best_seconds([&] { g_sink = amxblas::check_dgemm_domain(args, nullptr, 2); }, reps);
         portable = best_seconds([&] {
             amxblas::scan_fp64_with(amxblas::ScanImpl::portable, a.data(), n, n, n);
             amxblas::scan_fp64_with(amxblas::ScanImpl::portable, b.data(), n, n, n);
@@ -60,15 +61,16 @@ void run(int n) {
             sgemm_("N", "N", &n, &n, &n, &one, a.data(), &n, b.data(), &n, &zero, c.data(), &n, 1, 1);
         }, reps);
         check = best_seconds([&] { g_sink = amxblas::check_sgemm_domain(args); }, reps);
+        check2t = best_seconds([&] { g_sink = amxblas::check_sgemm_domain(args, nullptr, 2); }, reps);
         portable = best_seconds([&] {
             amxblas::scan_fp32_with(amxblas::ScanImpl::portable, a.data(), n, n, n);
             amxblas::scan_fp32_with(amxblas::ScanImpl::portable, b.data(), n, n, n);
         }, reps);
     }
-    std::printf("%s N=%5d  gemm %9.3f ms  check(%s) %8.3f ms  ratio %6.4f  portable scan %8.3f ms"
-                "  ratio %6.4f\n",
+    std::printf("%s N=%5d  gemm %9.3f ms  check(%s) %8.3f ms  ratio %6.4f  check2t %8.3f ms  1t/2t %5.2f"
+                "  portable scan %8.3f ms  ratio %6.4f\n",
                 name, n, gemm * 1e3, amxblas::scan_impl_name(amxblas::scan_impl()), check * 1e3,
-                check / gemm, portable * 1e3, portable / gemm);
+                check / gemm, check2t * 1e3, check / check2t, portable * 1e3, portable / gemm);
 }
 
 }  // namespace

@@ -231,6 +231,52 @@ void scan_implementations_agree(void**) {
     }
 }
 
+// A large operand is scanned by several threads (policy/domain_scan.cc): the summary must not
+// depend on the count. The extremes (largest, smallest, lowest bit, NaN) are put in one place
+// each, in different chunks and at a chunk's edge, so that a lost per-thread result shows.
+void scan_threads_agree(void**) {
+    std::mt19937_64 rng(12);
+    for (ScanImpl impl : {ScanImpl::portable, ScanImpl::avx512}) {
+        if (impl == ScanImpl::avx512 && !scan_avx512_available()) continue;
+        struct Shape {
+            int rows, cols, ld;
+        };
+        // Contiguous (2^20 entries, 16 chunks), strided, and one column per chunk and more.
+        for (const Shape sh : {Shape{1024, 1024, 1024}, Shape{1000, 700, 1003}, Shape{70000, 9, 70001}}) {
+            const std::size_t len = std::size_t(sh.ld) * sh.cols;
+            std::uniform_real_distribution<double> u(0.5, 1.0);
+            std::vector<double> v(len);
+            for (double& x : v) x = std::ldexp(u(rng), -3) * ((rng() & 1) ? 1 : -1);
+            for (int place = 0; place < 6; ++place) {
+                std::vector<double> w = v;
+                const std::size_t at = std::size_t((place * 7919 + 3) % sh.cols) * sh.ld + (place * 104729 + 1) % sh.rows;
+                w[std::size_t(sh.cols - 1) * sh.ld + sh.rows - 1] = 0x1p40;  // the largest, in the last chunk
+                w[at] = 0x1p-30 + 0x1p-60;                // the smallest and the lowest bit
+                if (place % 3 == 1) w[len / 2] = kNaN;    // nonfinite in a middle chunk
+                if (place % 3 == 2) w[65536] = -kInf;     // at a chunk's first entry
+                const OperandSummary one = scan_fp64_with(impl, w.data(), sh.rows, sh.cols, sh.ld, 1);
+                for (int threads : {2, 3, 8}) {
+                    same_summary(one, scan_fp64_with(impl, w.data(), sh.rows, sh.cols, sh.ld, threads));
+                    std::vector<float> f(w.begin(), w.end());
+                    same_summary(scan_fp32_with(impl, f.data(), sh.rows, sh.cols, sh.ld, 1),
+                                 scan_fp32_with(impl, f.data(), sh.rows, sh.cols, sh.ld, threads));
+                }
+                // Padding past the rows is never read: a NaN there changes nothing.
+                if (sh.ld > sh.rows) {
+                    w[sh.rows] = kNaN;
+                    same_summary(one, scan_fp64_with(impl, w.data(), sh.rows, sh.cols, sh.ld, 2));
+                }
+                if (place == 0) {
+                    assert_false(one.nonfinite);
+                    assert_true(one.max_abs == 0x1p40);
+                    assert_true(one.min_abs == 0x1p-30 + 0x1p-60);
+                    assert_true(one.min_lowbit == 0x1p-60);
+                }
+            }
+        }
+    }
+}
+
 void scan_values(void**) {
     for (ScanImpl impl : {ScanImpl::portable, ScanImpl::avx512}) {
         const double v[] = {0.0, -3.0, 0x1p-20 + 0x1p-70, kNaN, 0.5, -0.0};
@@ -266,6 +312,7 @@ int main(void) {
         cmocka_unit_test(fp32_rules),
         cmocka_unit_test(scan_implementations_agree),
         cmocka_unit_test(scan_values),
+        cmocka_unit_test(scan_threads_agree),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
