@@ -235,7 +235,7 @@ void scan_implementations_agree(void**) {
 // depend on the count. The extremes (largest, smallest, lowest bit, NaN) are put in one place
 // each, in different chunks and at a chunk's edge, so that a lost per-thread result shows.
 void scan_threads_agree(void**) {
-    std::mt19937_64 rng(12);
+    amxblas::test::Rng rng(12);
     for (ScanImpl impl : {ScanImpl::portable, ScanImpl::avx512}) {
         if (impl == ScanImpl::avx512 && !scan_avx512_available()) continue;
         struct Shape {
@@ -244,9 +244,8 @@ void scan_threads_agree(void**) {
         // Contiguous (2^20 entries, 16 chunks), strided, and one column per chunk and more.
         for (const Shape sh : {Shape{1024, 1024, 1024}, Shape{1000, 700, 1003}, Shape{70000, 9, 70001}}) {
             const std::size_t len = std::size_t(sh.ld) * sh.cols;
-            std::uniform_real_distribution<double> u(0.5, 1.0);
             std::vector<double> v(len);
-            for (double& x : v) x = std::ldexp(u(rng), -3) * ((rng() & 1) ? 1 : -1);
+            for (double& x : v) x = std::ldexp(0.5 + 0.5 * rng.uniform01(), -3) * ((rng.next() >> 63) ? 1 : -1);
             for (int place = 0; place < 6; ++place) {
                 std::vector<double> w = v;
                 const std::size_t at = std::size_t((place * 7919 + 3) % sh.cols) * sh.ld + (place * 104729 + 1) % sh.rows;

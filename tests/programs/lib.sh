@@ -12,11 +12,13 @@ fail() {
 }
 
 # The backend that routes on this machine: $AMXBLAS_TEST_BACKEND if set, else avx512 when the
-# CPU has AVX-512 BF16, else the portable reference kernels. AMX is never assumed.
+# library says this machine runs it ($AMXBLAS_BACKENDS_HERE, set by CMakeLists.txt to
+# tests/common's amxblas_backends_here), else the portable reference kernels. AMX is never
+# assumed.
 test_backend() {
     if [ -n "${AMXBLAS_TEST_BACKEND:-}" ]; then
         printf '%s\n' "$AMXBLAS_TEST_BACKEND"
-    elif grep -qw avx512_bf16 /proc/cpuinfo 2>/dev/null; then
+    elif "${AMXBLAS_BACKENDS_HERE:?is set by tests/programs/CMakeLists.txt}" | grep -qx avx512; then
         printf 'avx512\n'
     else
         printf 'reference\n'

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fortran_blas.h"
+#include "../common/blas.h"
 
 enum { kBig = 512, kSmall = 64, kTrials = 120 };
 
