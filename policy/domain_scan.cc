@@ -199,20 +199,26 @@ const char* scan_impl_name(ScanImpl impl) {
     return impl == ScanImpl::avx512 ? "avx512" : "portable";
 }
 
+namespace {
+
+// The scan loop of `impl` (portable where AVX-512 cannot run), per element type.
+auto scan_run(const float*, ScanImpl impl) {
+    return impl == ScanImpl::avx512 && scan_avx512_available() ? detail::scan_run_fp32_avx512
+                                                               : detail::scan_run_fp32_portable;
+}
+auto scan_run(const double*, ScanImpl impl) {
+    return impl == ScanImpl::avx512 && scan_avx512_available() ? detail::scan_run_fp64_avx512
+                                                               : detail::scan_run_fp64_portable;
+}
+
+}  // namespace
+
 OperandSummary scan_fp32_with(ScanImpl impl, const float* x, int rows, int cols, std::int64_t ld, int threads) {
-    return scan_matrix(x, rows, cols, ld,
-                       impl == ScanImpl::avx512 && scan_avx512_available()
-                           ? detail::scan_run_fp32_avx512
-                           : detail::scan_run_fp32_portable,
-                       threads);
+    return scan_matrix(x, rows, cols, ld, scan_run(x, impl), threads);
 }
 
 OperandSummary scan_fp64_with(ScanImpl impl, const double* x, int rows, int cols, std::int64_t ld, int threads) {
-    return scan_matrix(x, rows, cols, ld,
-                       impl == ScanImpl::avx512 && scan_avx512_available()
-                           ? detail::scan_run_fp64_avx512
-                           : detail::scan_run_fp64_portable,
-                       threads);
+    return scan_matrix(x, rows, cols, ld, scan_run(x, impl), threads);
 }
 
 OperandSummary scan_fp32(const float* x, int rows, int cols, std::int64_t ld, int threads) {
@@ -231,23 +237,25 @@ OperandSummary scan_fp64_operand(char trans, int rows, int cols, const double* x
     return is_no_trans(trans) ? scan_fp64(x, rows, cols, ld, threads) : scan_fp64(x, cols, rows, ld, threads);
 }
 
+namespace {
+
 // A stored complex column of r entries is 2r contiguous parts.
+template <typename T>
+OperandSummary scan_complex_operand(char trans, int rows, int cols, const T* x, std::int64_t ld, int threads) {
+    const std::int64_t r = is_no_trans(trans) ? rows : cols, c = is_no_trans(trans) ? cols : rows;
+    return scan_matrix(x, 2 * r, c, 2 * std::int64_t{ld}, scan_run(x, scan_impl()), threads);
+}
+
+}  // namespace
+
 OperandSummary scan_fp32_complex_operand(char trans, int rows, int cols, const float* x, std::int64_t ld,
                                          int threads) {
-    const std::int64_t r = is_no_trans(trans) ? rows : cols, c = is_no_trans(trans) ? cols : rows;
-    return scan_matrix(x, 2 * r, c, 2 * std::int64_t{ld},
-                       scan_impl() == ScanImpl::avx512 ? detail::scan_run_fp32_avx512
-                                                       : detail::scan_run_fp32_portable,
-                       threads);
+    return scan_complex_operand(trans, rows, cols, x, ld, threads);
 }
 
 OperandSummary scan_fp64_complex_operand(char trans, int rows, int cols, const double* x, std::int64_t ld,
                                          int threads) {
-    const std::int64_t r = is_no_trans(trans) ? rows : cols, c = is_no_trans(trans) ? cols : rows;
-    return scan_matrix(x, 2 * r, c, 2 * std::int64_t{ld},
-                       scan_impl() == ScanImpl::avx512 ? detail::scan_run_fp64_avx512
-                                                       : detail::scan_run_fp64_portable,
-                       threads);
+    return scan_complex_operand(trans, rows, cols, x, ld, threads);
 }
 
 }  // namespace amxblas
