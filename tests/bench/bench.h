@@ -42,6 +42,7 @@ const char* route_name(Route r);
 bool route_is_fp64(Route r);
 bool route_is_baseline(Route r);
 int route_products(Route r);  // the variant's component products; 0 for the baselines
+int route_slices(Route r);    // the variant's slices per operand; 0 for the baselines
 
 enum class InputClass { uniform, loguniform, cancellation };
 constexpr InputClass kAllInputs[] = {InputClass::uniform, InputClass::loguniform,

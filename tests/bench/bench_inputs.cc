@@ -47,6 +47,11 @@ bool route_is_fp64(Route r) {
 }
 bool route_is_baseline(Route r) { return r == Route::openblas_sgemm || r == Route::openblas_dgemm; }
 
+int route_slices(Route r) {
+    const kernels::Variant* v = variant_of(r);
+    return v ? v->slices : 0;
+}
+
 int route_products(Route r) {
     const kernels::Variant* v = variant_of(r);
     return v ? v->products : 0;
