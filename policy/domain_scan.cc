@@ -78,13 +78,14 @@ OperandSummary scan_matrix(const T* x, std::int64_t rows, std::int64_t cols, std
     const std::int64_t extent = flat ? rows * cols : cols;
     const std::int64_t per_chunk = flat ? kChunkEntries : std::max<std::int64_t>(1, kChunkEntries / rows);
     const std::int64_t chunks = (extent + per_chunk - 1) / per_chunk;
-    if (threads <= 1 || rows * cols < kParallelScanEntries || chunks < 2) {
+    // (More chunks than an int counts would need an operand of 2^47 entries: scanned serially.)
+    if (threads <= 1 || rows * cols < kParallelScanEntries || chunks < 2 || chunks > INT32_MAX) {
         scan_range(x, rows, ld, flat, 0, extent, run, &acc);
         return acc.finish();
     }
     threads = static_cast<int>(std::min<std::int64_t>(threads, kMaxScanThreads));
     detail::ScanAcc part[kMaxScanThreads];
-    kernels::parallel_for(threads, static_cast<int>(std::min<std::int64_t>(chunks, INT32_MAX)),
+    kernels::parallel_for(threads, static_cast<int>(chunks),
                           [&](int c, int participant) {
                               const std::int64_t j0 = std::int64_t{c} * per_chunk;
                               scan_range(x, rows, ld, flat, j0, std::min(extent, j0 + per_chunk), run,
