@@ -39,13 +39,16 @@ inline double fp32_routed_bound(const EntryScale& s) {
 // FP64 with `products` (6, 10, 15, 21, 28, 36) component products, i.e. d = 3 ... 8 diagonals
 // of the d-slice split: the omitted tail is bounded by K maxa maxb times about 32 * 2^-9d (each
 // slice carries 9 bits, Ozaki's sigma), the split's residual by 2^-53 of the maxima, and the
-// FP64 sums of the exact per-panel FP32 sums by O(K) units of 2^-53 of |A||B|.
+// FP64 sums of the exact per-panel FP32 sums by O(K) units of 2^-53 of |A||B|. In the subnormal
+// range, as for auto below: the exact unscaling by 2^(e_i + f_j) may round once (2^-1075, which
+// alpha then scales) and the update rounds alpha Chat, beta C and their sum once each.
 inline double fp64_routed_bound(const EntryScale& s, int products) {
     const int d = products == 6 ? 3 : products == 10 ? 4 : products == 15 ? 5 : products == 21 ? 6
                   : products == 28 ? 7 : 8;
     const double tail = std::ldexp(32.0, -9 * d) + 0x1p-50;
     const double beta_c = s.beta == 0 ? 0 : s.beta * s.c0;
-    return s.alpha * s.k * s.maxa * s.maxb * tail + 0x1p-50 * (s.k + 4) * (s.alpha * s.ab + beta_c) + 0x1p-1074;
+    return s.alpha * s.k * s.maxa * s.maxb * tail + 0x1p-50 * (s.k + 4) * (s.alpha * s.ab + beta_c) +
+           (s.alpha + 4) * 0x1p-1074;
 }
 
 // FP64 with AMXBLAS_FP64_PRODUCTS=auto (any product count it picked, repairs included): the
