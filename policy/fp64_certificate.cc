@@ -48,14 +48,14 @@ struct ColumnScratch {
     }
 };
 
-// The column loops of this build (fp64_certificate_loops.h); AVX-512 ones where the CPU has it.
-const detail::CertLoops& cert_loops() {
-    static const detail::CertLoops loops = detail::cert_loops_avx512_available() ? detail::cert_loops_avx512()
-                                                                                  : detail::cert_loops_portable();
+}  // namespace
+
+namespace detail {
+const CertLoops& cert_loops() {
+    static const CertLoops loops = cert_loops_avx512_available() ? cert_loops_avx512() : cert_loops_portable();
     return loops;
 }
-
-}  // namespace
+}  // namespace detail
 
 long fp64_repair_limit(int m, int n) {
     const long entries = long(m) * n;
@@ -148,7 +148,7 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     const int parts = std::max(1, std::min(threads, n));
     std::vector<ColumnScratch> scratch(static_cast<std::size_t>(parts));
     // rhs[i] and u00[i] of column j (the depth-independent halves of the test).
-    const detail::CertLoops& loops = cert_loops();
+    const detail::CertLoops& loops = detail::cert_loops();
     const auto column_halves = [&](int j, int who) -> ColumnScratch& {
         ColumnScratch& cs = scratch[std::size_t(who)];
         cs.resize(m);

@@ -4,7 +4,7 @@
 // under a guard fork() knows nothing about; a child forked while another thread is inside one
 // inherits it "in progress", with no thread to finish it, and hangs on its first call
 // (kernels/process_state.h). So the load-time constructor initialises the kernels' and the
-// policy's process-wide state at once, and the prepare handler finishes the settings and the
+// policy's process-wide state at once (policy/process_state.h), and the prepare handler finishes the settings and the
 // hardware facts (which depend on the environment, so they are read at the first call, or
 // at the first fork if that comes first): if another thread is initialising them, the
 // forking thread waits for it.
@@ -15,8 +15,7 @@
 // child handler (kernels/thread_pool.cc). The parent is untouched.
 #include <pthread.h>
 
-#include "kernels/process_state.h"
-#include "policy/domain_scan.h"
+#include "policy/process_state.h"
 #include "shim/config.h"
 #include "shim/gemm_dispatch.h"
 #include "shim/log.h"
@@ -33,8 +32,7 @@ void reset_in_child() {
 }
 
 __attribute__((constructor)) void register_fork_handler() {
-    kernels::settle_process_state();
-    (void)scan_avx512_available();
+    settle_policy_state();
     pthread_atfork(settle_before_fork, nullptr, reset_in_child);
 }
 
