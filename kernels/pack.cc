@@ -190,45 +190,27 @@ struct alignas(64) ExponentPartial {
     bool bad = false, any = false;
 };
 
-// The exact power-of-two scaling of one gathered block (pack.h): multiplier of row r (A) or
-// column c (B) of the block, in two factors so that a row of subnormal entries (e < -1023,
-// 2^-e not a double) is scaled up in two exact steps; f2 = 1 otherwise.
-struct BlockScale {
-    double f1[kTile], f2[kTile];
-};
+// 2^e, exactly (e >= -1074).
+inline double pow2(int e) {
+    if (e >= -1022 && e <= 1023) {
+        const std::uint64_t bits = std::uint64_t(e + 1023) << 52;
+        double p;
+        std::memcpy(&p, &bits, sizeof p);
+        return p;
+    }
+    return std::ldexp(1.0, e);
+}
 
-inline double pow2(int e) { return std::ldexp(1.0, e); }
-
+// The factors of rows (A) or columns (B) first .. first + count - 1 (split.h, BlockScale); 1
+// past the edge.
 void block_scale(const int* exps, int first, int count, BlockScale* bs) {
+    bs->two_step = false;
     for (int r = 0; r < kTile; ++r) {
         const int e = r < count ? exps[first + r] : 0;
         bs->f1[r] = e >= -1023 ? pow2(-e) : pow2(1023);
         bs->f2[r] = e >= -1023 ? 1.0 : pow2(-e - 1023);
+        bs->two_step = bs->two_step || e < -1023;
     }
-}
-
-// Returns whether a nonzero scaled value fell below 2^-1022 (and so may have been rounded).
-template <bool IsA>
-bool scale_tile(const BlockScale& bs, double* tile) {
-    bool sub = false;
-    if constexpr (IsA) {
-        for (int r = 0; r < kTile; ++r)
-            for (int kk = 0; kk < kTile; ++kk) {
-                const double y = tile[r * kTile + kk] * bs.f1[r] * bs.f2[r];
-                sub = sub || (y != 0 && std::fabs(y) < DBL_MIN);
-                tile[r * kTile + kk] = y;
-            }
-    } else {
-        for (int h = 0; h < 2; ++h)
-            for (int p = 0; p < kTile / 2; ++p)
-                for (int c = 0; c < 16; ++c)
-                    for (int e = 0; e < 2; ++e) {
-                        double& x = tile[h * kHalfElems + p * kTile + c * 2 + e];
-                        x = x * bs.f1[16 * h + c] * bs.f2[16 * h + c];
-                        sub = sub || (x != 0 && std::fabs(x) < DBL_MIN);
-                    }
-    }
-    return sub;
 }
 
 // Adds each row's (A) or column's (B) sum of |normalised slice entry| of one packed block to
@@ -298,7 +280,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
         if (exps) {
             BlockScale bs;
             block_scale(exps, p * kTile, count, &bs);
-            mine.subnormal = scale_tile<IsA>(bs, tile) || mine.subnormal;
+            mine.subnormal = sk.scale_fp64(IsA, bs, tile) || mine.subnormal;
         }
         const std::size_t o = offset(out, p, s);
         bf16_t* dst[kFp64Slices] = {};
@@ -488,43 +470,29 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
     // op(X)'s rows are stored columns when transposed; op(X)'s columns are stored columns when not.
     const bool contiguous = as_rows == (x.trans != 'N');
     const std::size_t ld = std::size_t(x.ld);
+    const SplitKernels& sk = split_kernels();
     std::vector<ExponentPartial> part(std::max(1, threads));
+    // The largest |x| of a row or column as its bit pattern (split.h): Inf and NaN above every
+    // finite value, and for finite ones the largest pattern is the largest magnitude.
+    const auto record = [&](int o, std::uint64_t m, int who) {
+        const bool nf = m >= kF64InfBits;
+        double mx;
+        std::memcpy(&mx, &m, sizeof mx);
+        part[who].bad = part[who].bad || nf;
+        part[who].any = part[who].any || m != 0;
+        exps[o] = m != 0 && !nf ? ceil_log2(mx) : 0;
+        if (zero) zero[o] = m == 0;
+    };
     if (contiguous) {
-        parallel_for(threads, outer, [&](int o, int who) {
-            const double* run = x.x + std::size_t(o) * ld;
-            double m = 0;
-            bool nf = false;
-            for (int l = 0; l < len; ++l) {
-                const double a = std::fabs(run[l]);
-                nf = nf || !(a <= DBL_MAX);
-                m = a > m ? a : m;
-            }
-            part[who].bad = part[who].bad || nf;
-            part[who].any = part[who].any || m > 0;
-            exps[o] = m > 0 ? ceil_log2(m) : 0;
-            if (zero) zero[o] = m == 0;
-        });
+        parallel_for(threads, outer, [&](int o, int who) { record(o, sk.absbits_max(x.x + std::size_t(o) * ld, len), who); });
     } else {
-        constexpr int kChunk = 256;  // outer indices per task: a strided walk over all of `len`
+        constexpr int kChunk = 128;  // outer indices per task: a strided walk over all of `len`
         const int chunks = (outer + kChunk - 1) / kChunk;
         parallel_for(threads, chunks, [&](int c, int who) {
             const int o0 = c * kChunk, n = std::min(kChunk, outer - o0);
-            double m[kChunk] = {};
-            bool nf = false;
-            for (int l = 0; l < len; ++l) {
-                const double* run = x.x + o0 + std::size_t(l) * ld;
-                for (int o = 0; o < n; ++o) {
-                    const double a = std::fabs(run[o]);
-                    nf = nf || !(a <= DBL_MAX);
-                    m[o] = a > m[o] ? a : m[o];
-                }
-            }
-            part[who].bad = part[who].bad || nf;
-            for (int o = 0; o < n; ++o) {
-                part[who].any = part[who].any || m[o] > 0;
-                exps[o0 + o] = m[o] > 0 ? ceil_log2(m[o]) : 0;
-                if (zero) zero[o0 + o] = m[o] == 0;
-            }
+            alignas(64) std::uint64_t m[kChunk] = {};
+            for (int l = 0; l < len; ++l) sk.absbits_max_lanes(x.x + o0 + std::size_t(l) * ld, std::size_t(n), m);
+            for (int o = 0; o < n; ++o) record(o0 + o, m[o], who);
         });
     }
     bool bad = false, any = false;

@@ -3,7 +3,9 @@
 // called only when cpu_has_avx512_split() says so.
 #include <immintrin.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/microkernel.h"
 #include "kernels/split.h"
@@ -127,10 +129,104 @@ SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf
     return resid_max ? fp64_split_avx512<true>(x, n, sc, s, resid_max) : fp64_split_avx512<false>(x, n, sc, s, nullptr);
 }
 
+std::uint64_t absbits_max_avx512(const double* x, std::size_t n) {
+    const __m512i abs = _mm512_set1_epi64(std::int64_t(kF64AbsMask));
+    __m512i m0 = _mm512_setzero_si512(), m1 = m0, m2 = m0, m3 = m0;
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        m0 = _mm512_max_epu64(m0, _mm512_and_si512(_mm512_loadu_si512(x + i), abs));
+        m1 = _mm512_max_epu64(m1, _mm512_and_si512(_mm512_loadu_si512(x + i + 8), abs));
+        m2 = _mm512_max_epu64(m2, _mm512_and_si512(_mm512_loadu_si512(x + i + 16), abs));
+        m3 = _mm512_max_epu64(m3, _mm512_and_si512(_mm512_loadu_si512(x + i + 24), abs));
+    }
+    for (; i + 8 <= n; i += 8) m0 = _mm512_max_epu64(m0, _mm512_and_si512(_mm512_loadu_si512(x + i), abs));
+    if (i < n) {
+        const __mmask8 k = __mmask8((1u << (n - i)) - 1);
+        m1 = _mm512_max_epu64(m1, _mm512_and_si512(_mm512_maskz_loadu_epi64(k, x + i), abs));
+    }
+    return _mm512_reduce_max_epu64(_mm512_max_epu64(_mm512_max_epu64(m0, m1), _mm512_max_epu64(m2, m3)));
+}
+
+void absbits_max_lanes_avx512(const double* x, std::size_t n, std::uint64_t* m) {
+    const __m512i abs = _mm512_set1_epi64(std::int64_t(kF64AbsMask));
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m512i v = _mm512_and_si512(_mm512_loadu_si512(x + i), abs);
+        _mm512_storeu_si512(m + i, _mm512_max_epu64(_mm512_loadu_si512(m + i), v));
+    }
+    if (i < n) {
+        const __mmask8 k = __mmask8((1u << (n - i)) - 1);
+        const __m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi64(k, x + i), abs);
+        _mm512_mask_storeu_epi64(m + i, k, _mm512_max_epu64(_mm512_maskz_loadu_epi64(k, m + i), v));
+    }
+}
+
+// Lanes of y that are nonzero and below 2^-1022 in magnitude.
+inline __mmask8 below_normal8(__m512d y) {
+    const __m512d a = _mm512_abs_pd(y);
+    return _mm512_cmp_pd_mask(a, _mm512_set1_pd(DBL_MIN), _CMP_LT_OQ) &
+           _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_NEQ_OQ);
+}
+
+// x * f1 (* f2): the portable scale_fp64's products, in its order.
+template <bool TwoStep>
+inline __m512d scale8(__m512d x, __m512d f1, __m512d f2) {
+    const __m512d y = _mm512_mul_pd(x, f1);
+    return TwoStep ? _mm512_mul_pd(y, f2) : y;
+}
+
+template <bool TwoStep>
+bool scale_fp64_avx512_t(bool is_a, const BlockScale& bs, double* tile) {
+    __mmask8 sub = 0;
+    if (is_a) {
+        for (int r = 0; r < kTile; ++r) {
+            const __m512d f1 = _mm512_set1_pd(bs.f1[r]), f2 = _mm512_set1_pd(bs.f2[r]);
+            for (int kk = 0; kk < kTile; kk += 8) {
+                const __m512d y = scale8<TwoStep>(_mm512_load_pd(tile + r * kTile + kk), f1, f2);
+                sub |= below_normal8(y);
+                _mm512_store_pd(tile + r * kTile + kk, y);
+            }
+        }
+    } else {
+        // Row p of half h holds columns 16h + c at positions 2c and 2c + 1: the factors of the
+        // four registers of a row, each column's twice.
+        const __m512i lo = _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3), hi = _mm512_setr_epi64(4, 4, 5, 5, 6, 6, 7, 7);
+        for (int h = 0; h < 2; ++h) {
+            __m512d g1[4], g2[4];
+            for (int q = 0; q < 2; ++q) {
+                const __m512d a1 = _mm512_loadu_pd(bs.f1 + 16 * h + 8 * q), a2 = _mm512_loadu_pd(bs.f2 + 16 * h + 8 * q);
+                g1[2 * q] = _mm512_permutexvar_pd(lo, a1);
+                g1[2 * q + 1] = _mm512_permutexvar_pd(hi, a1);
+                g2[2 * q] = _mm512_permutexvar_pd(lo, a2);
+                g2[2 * q + 1] = _mm512_permutexvar_pd(hi, a2);
+            }
+            for (int p = 0; p < kTile / 2; ++p)
+                for (int q = 0; q < 4; ++q) {
+                    double* at = tile + h * kHalfElems + p * kTile + 8 * q;
+                    const __m512d y = scale8<TwoStep>(_mm512_load_pd(at), g1[q], g2[q]);
+                    sub |= below_normal8(y);
+                    _mm512_store_pd(at, y);
+                }
+        }
+    }
+    return sub != 0;
+}
+
+bool scale_fp64_avx512(bool is_a, const BlockScale& bs, double* tile) {
+    return bs.two_step ? scale_fp64_avx512_t<true>(is_a, bs, tile) : scale_fp64_avx512_t<false>(is_a, bs, tile);
+}
+
 }  // namespace
 
 const SplitKernels& split_kernels_avx512() {
-    static const SplitKernels k{fp32_avx512, fp64_absmax_avx512, fp64_avx512, gather_avx512<float>, gather_avx512<double>};
+    static const SplitKernels k{fp32_avx512,
+                                fp64_absmax_avx512,
+                                fp64_avx512,
+                                absbits_max_avx512,
+                                absbits_max_lanes_avx512,
+                                scale_fp64_avx512,
+                                gather_avx512<float>,
+                                gather_avx512<double>};
     return k;
 }
 
