@@ -129,30 +129,39 @@ BlockOrder block_order(const OperandView<T>& x, const PackedOperand& out) {
     return {out.panels, out.ksteps, (x.trans == 'N') == IsA};
 }
 
-// Gathers block (panel p, K step s) of op(X) into tile: a full block through the split table's
-// gather, an edge block (zero-padded) through the generic loops above.
+// A full block (panel p, K step s) of a real view: its corner in storage and how it lies
+// (pack_gather.h); nullptr for an edge block (zero-padded) or a complex view's.
 template <bool IsA, typename T>
-void gather_block(const OperandView<T>& x, const SplitKernels& sk, int p, int s, T* tile) {
+const T* full_block(const OperandView<T>& x, int p, int s, BlockSource* kind) {
     const int i0 = p * kTile, l0 = s * kTile;
-    if (x.kind != Interleave::real) {
-        if (IsA) gather_complex_a(x, i0, l0, tile);
-        else gather_complex_b(x, l0, i0, tile);
-        return;
-    }
     const int outer = IsA ? x.rows : x.cols, kdim = IsA ? x.cols : x.rows;
-    if (i0 + kTile > outer || l0 + kTile > kdim) {
-        if (IsA) gather_a(x, i0, l0, tile);
-        else gather_b(x, l0, i0, tile);
-        return;
-    }
+    if (x.kind != Interleave::real || i0 + kTile > outer || l0 + kTile > kdim) return nullptr;
     // Column-major storage: op(X)(row, col) of 'N' is at x[row + col * ld], of 'T' at
     // x[col + row * ld]; for A, row = i and col = l; for B, row = l and col = j.
     const bool n = x.trans == 'N';
     const std::size_t ld = std::size_t(x.ld);
-    const T* src = IsA ? (n ? x.x + i0 + l0 * ld : x.x + l0 + i0 * ld) : (n ? x.x + l0 + i0 * ld : x.x + i0 + l0 * ld);
-    const BlockSource kind = IsA ? (n ? BlockSource::a_n : BlockSource::a_t) : (n ? BlockSource::b_n : BlockSource::b_t);
-    if constexpr (sizeof(T) == 4) sk.gather_fp32(kind, src, ld, tile);
-    else sk.gather_fp64(kind, src, ld, tile);
+    *kind = IsA ? (n ? BlockSource::a_n : BlockSource::a_t) : (n ? BlockSource::b_n : BlockSource::b_t);
+    return IsA ? (n ? x.x + i0 + l0 * ld : x.x + l0 + i0 * ld) : (n ? x.x + l0 + i0 * ld : x.x + i0 + l0 * ld);
+}
+
+// Gathers block (panel p, K step s) of op(X) into tile: a full block through the split table's
+// gather, an edge block (zero-padded) through the generic loops above.
+template <bool IsA, typename T>
+void gather_block(const OperandView<T>& x, const SplitKernels& sk, int p, int s, T* tile) {
+    BlockSource kind;
+    if (const T* src = full_block<IsA>(x, p, s, &kind)) {
+        if constexpr (sizeof(T) == 4) sk.gather_fp32(kind, src, std::size_t(x.ld), tile);
+        else sk.gather_fp64(kind, src, std::size_t(x.ld), tile);
+        return;
+    }
+    const int i0 = p * kTile, l0 = s * kTile;
+    if (x.kind != Interleave::real) {
+        if (IsA) gather_complex_a(x, i0, l0, tile);
+        else gather_complex_b(x, l0, i0, tile);
+    } else {
+        if (IsA) gather_a(x, i0, l0, tile);
+        else gather_b(x, l0, i0, tile);
+    }
 }
 
 template <bool IsA>
@@ -162,15 +171,19 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
     parallel_for(threads, blocks, [&](int q, int) {
         int p, s;
         order.at(q, &p, &s);
-        alignas(64) float tile[kStepElems];
-        gather_block<IsA>(x, sk, p, s, tile);
         const std::size_t o = offset(out, p, s);
-        if (!out.stream) {
-            sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
-            return;
-        }
         alignas(64) bf16_t staged[kFp32Slices][kStepElems];
-        sk.fp32(tile, kStepElems, staged[0], staged[1], staged[2]);
+        bf16_t* dst[kFp32Slices];
+        for (int t = 0; t < kFp32Slices; ++t) dst[t] = out.stream ? staged[t] : out.slice[t] + o;
+        BlockSource kind;
+        if (const float* src = full_block<IsA>(x, p, s, &kind)) {
+            sk.gather_split_fp32(kind, src, std::size_t(x.ld), dst[0], dst[1], dst[2]);
+        } else {
+            alignas(64) float tile[kStepElems];
+            gather_block<IsA>(x, sk, p, s, tile);
+            sk.fp32(tile, kStepElems, dst[0], dst[1], dst[2]);
+        }
+        if (!out.stream) return;
         for (int t = 0; t < kFp32Slices; ++t) stream_block(staged[t], out.slice[t] + o);
         _mm_sfence();  // this thread's streaming stores are visible before the compute reads them
     });

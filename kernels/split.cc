@@ -122,6 +122,12 @@ bool scale_fp64_portable(bool is_a, const BlockScale& bs, double* tile) {
     return sub;
 }
 
+void gather_split_fp32_portable(BlockSource kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
+    alignas(64) float tile[kStepElems];
+    gather_portable(kind, src, ld, tile);
+    fp32_portable(tile, kStepElems, s0, s1, s2);
+}
+
 }  // namespace
 
 double ozaki_sigma(double maxabs) {
@@ -143,7 +149,8 @@ const SplitKernels& split_kernels_portable() {
                                 absbits_max_lanes_portable,
                                 scale_fp64_portable,
                                 gather_portable<float>,
-                                gather_portable<double>};
+                                gather_portable<double>,
+                                gather_split_fp32_portable};
     return k;
 }
 

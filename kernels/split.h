@@ -86,7 +86,15 @@ struct SplitKernels {
     // The packer's gathers (pack_gather.h).
     void (*gather_fp32)(BlockSource src_kind, const float* src, std::size_t ld, float* tile);
     void (*gather_fp64)(BlockSource src_kind, const double* src, std::size_t ld, double* tile);
+    // A full FP32 block gathered and split into its three packed blocks s0, s1, s2: what
+    // gather_fp32 then fp32 over the tile give. The AVX-512 one (pack_gather_avx512.cc) splits
+    // each register as the gather leaves it, with no staging tile.
+    void (*gather_split_fp32)(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
+                              bf16_t* s2);
 };
+
+void gather_split_fp32_avx512(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
+                              bf16_t* s2);
 
 const SplitKernels& split_kernels_portable();
 // The AVX-512 table (split_avx512.cc, pack_gather_avx512.cc). Callers check the

@@ -9,6 +9,7 @@
 
 #include "kernels/microkernel.h"
 #include "kernels/split.h"
+#include "kernels/split_avx512.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -16,36 +17,27 @@ namespace {
 constexpr double kBf16MinNormal = 0x1p-126;
 constexpr double kBf16MaxFinite = 0x1.FEp127;
 
-// bf16_rne() on 16 lanes: the same carry trick, NaN lanes replaced by the quiet pattern.
-inline __m256i rne16(__m512 x) {
-    const __m512i u = _mm512_castps_si512(x);
-    const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(int(kF32AbsMask)));
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(abs, _mm512_set1_epi32(int(kF32ExpMask)));
-    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
-    r = _mm512_srli_epi32(r, 16);
-    const __m512i q = _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(int(kBf16QuietBit)));
-    r = _mm512_mask_mov_epi32(r, nan, q);
-    return _mm512_cvtepi32_epi16(r);
-}
-
-inline __m512 bf16x16_to_float(__m256i h) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
+using avx512::rne16;
 
 void fp32_avx512(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        __m512 r = _mm512_loadu_ps(x + i);
-        const __m256i h0 = rne16(r);
-        r = _mm512_sub_ps(r, bf16x16_to_float(h0));
-        const __m256i h1 = rne16(r);
-        r = _mm512_sub_ps(r, bf16x16_to_float(h1));
+        __m256i h0, h1, h2;
+        avx512::split_fp32_16(_mm512_loadu_ps(x + i), &h0, &h1, &h2);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(s0 + i), h0);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(s1 + i), h1);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s2 + i), rne16(r));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s2 + i), h2);
     }
     if (i < n) split_kernels_portable().fp32(x + i, n - i, s0 + i, s1 + i, s2 + i);
+}
+
+// rne16(f) for f narrowed from doubles by cvtpd_ps. A normalised slice entry has at most 8
+// significant bits (split.h), so its FP32 pattern usually has a zero lower half; then rne16 is
+// the upper half: no carry reaches bit 16, and a NaN from cvtpd_ps is already quiet.
+inline __m256i bf16_of_narrowed(__m512 f) {
+    const __m512i u = _mm512_castps_si512(f);
+    if (_mm512_test_epi32_mask(u, _mm512_set1_epi32(0xFFFF)) != 0) return rne16(f);
+    return avx512::upper_halves(u);
 }
 
 inline __m512d ozaki_chunk8(__m512d x, __m512d sigma) {
@@ -102,7 +94,7 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
             overflow |= _mm512_cmp_pd_mask(a0, huge, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a1, huge, _CMP_GT_OQ);
             // Round-to-nearest double -> float (default MXCSR, as the portable cast), then RNE.
             const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(z0)), _mm512_cvtpd_ps(z1), 1);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), rne16(f));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), bf16_of_narrowed(f));
             v0 = _mm512_sub_pd(v0, c0);
             v1 = _mm512_sub_pd(v1, c1);
         }
@@ -226,7 +218,8 @@ const SplitKernels& split_kernels_avx512() {
                                 absbits_max_lanes_avx512,
                                 scale_fp64_avx512,
                                 gather_avx512<float>,
-                                gather_avx512<double>};
+                                gather_avx512<double>,
+                                gather_split_fp32_avx512};
     return k;
 }
 
