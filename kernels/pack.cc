@@ -499,14 +499,22 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
     if (contiguous) {
         parallel_for(threads, outer, [&](int o, int who) { record(o, sk.absbits_max(x.x + std::size_t(o) * ld, len), who); });
     } else {
-        constexpr int kChunk = 128;  // outer indices per task: a strided walk over all of `len`
-        const int chunks = (outer + kChunk - 1) / kChunk;
-        parallel_for(threads, chunks, [&](int c, int who) {
-            const int o0 = c * kChunk, n = std::min(kChunk, outer - o0);
-            alignas(64) std::uint64_t m[kChunk] = {};
-            for (int l = 0; l < len; ++l) sk.absbits_max_lanes(x.x + o0 + std::size_t(l) * ld, std::size_t(n), m);
-            for (int o = 0; o < n; ++o) record(o0 + o, m[o], who);
+        // Each stored column is read front to back into per-participant maxima of kRows outer
+        // indices (16 KiB: in L1), kCols columns a task.
+        constexpr int kRows = 2048, kCols = 32;
+        const int row_chunks = (outer + kRows - 1) / kRows, col_chunks = (len + kCols - 1) / kCols;
+        const int participants = std::max(1, std::min(threads, row_chunks * col_chunks));
+        std::vector<std::uint64_t> m(std::size_t(participants) * outer, 0);
+        parallel_for(threads, row_chunks * col_chunks, [&](int c, int who) {
+            const int o0 = (c % row_chunks) * kRows, l0 = (c / row_chunks) * kCols;
+            sk.absbits_max_lanes(x.x + o0 + std::size_t(l0) * ld, ld, std::min(kCols, len - l0), std::min(kRows, outer - o0),
+                                 m.data() + std::size_t(who) * outer + o0);
         });
+        for (int o = 0; o < outer; ++o) {
+            std::uint64_t mo = m[o];
+            for (int w = 1; w < participants; ++w) mo = std::max(mo, m[std::size_t(w) * outer + o]);
+            record(o, mo, 0);
+        }
     }
     bool bad = false, any = false;
     for (const ExponentPartial& pp : part) {

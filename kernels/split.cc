@@ -94,8 +94,9 @@ std::uint64_t absbits_max_portable(const double* x, std::size_t n) {
     return m;
 }
 
-void absbits_max_lanes_portable(const double* x, std::size_t n, std::uint64_t* m) {
-    for (std::size_t i = 0; i < n; ++i) m[i] = std::max(m[i], abs_bits(x[i]));
+void absbits_max_lanes_portable(const double* x, std::size_t ld, int len, int n, std::uint64_t* m) {
+    for (int l = 0; l < len; ++l)
+        for (int o = 0; o < n; ++o) m[o] = std::max(m[o], abs_bits(x[o + std::size_t(l) * ld]));
 }
 
 inline bool below_normal(double y) { return y != 0 && std::fabs(y) < DBL_MIN; }

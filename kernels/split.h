@@ -76,9 +76,10 @@ struct SplitKernels {
     SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                         double* resid_max);
     // The FP64 exponent scans (pack.h, fp64_outer_exponents), on |x| patterns: the largest
-    // over a run, and m[o] := max(m[o], pattern of |x[o]|) for o < n.
+    // over a run; and across runs, m[o] := max(m[o], patterns of |x[o + l * ld]|, l < len) for
+    // o < n (each run read front to back).
     std::uint64_t (*absbits_max)(const double* x, std::size_t n);
-    void (*absbits_max_lanes)(const double* x, std::size_t n, std::uint64_t* m);
+    void (*absbits_max_lanes)(const double* x, std::size_t ld, int len, int n, std::uint64_t* m);
     // tile (a gathered A or B block in the packed order, pack_gather.h) *= its row's (A) or
     // column's (B) f1, then f2 (when bs.two_step); returns whether a nonzero product fell below
     // 2^-1022 (and so may have been rounded).

@@ -67,27 +67,34 @@ AbsMax fp64_absmax_avx512(const double* x, std::size_t n, const Fp64Scales& sc, 
     return out;
 }
 
-template <bool Track>
+// S = sc.slices as a template argument: the slice loop unrolls and the residual maxima stay in
+// registers.
+template <bool Track, int S>
 SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                               double* resid_max) {
     const __m512d tiny = _mm512_set1_pd(kBf16MinNormal);
     const __m512d huge = _mm512_set1_pd(kBf16MaxFinite);
     const __m512d zero = _mm512_setzero_pd();
+    const int active = sc.active;
+    __m512d sigma[S], norm[S];
+    for (int t = 0; t < S; ++t) {
+        sigma[t] = _mm512_set1_pd(sc.sigma[t]);
+        norm[t] = _mm512_set1_pd(sc.norm[t]);
+    }
     __mmask8 subnormal = 0, overflow = 0;
-    __m512d mx[kFp64Slices + 1];
+    __m512d mx[S + 1];
     for (auto& m : mx) m = zero;
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512d v0 = _mm512_loadu_pd(x + i), v1 = _mm512_loadu_pd(x + i + 8);
-        for (int t = 0; t < sc.slices; ++t) {
+        for (int t = 0; t < S; ++t) {
             if (Track) mx[t] = _mm512_max_pd(mx[t], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
-            if (t >= sc.active) {
+            if (t >= active) {
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), _mm256_setzero_si256());
                 continue;
             }
-            const __m512d sigma = _mm512_set1_pd(sc.sigma[t]), norm = _mm512_set1_pd(sc.norm[t]);
-            const __m512d c0 = ozaki_chunk8(v0, sigma), c1 = ozaki_chunk8(v1, sigma);
-            const __m512d z0 = _mm512_mul_pd(c0, norm), z1 = _mm512_mul_pd(c1, norm);
+            const __m512d c0 = ozaki_chunk8(v0, sigma[t]), c1 = ozaki_chunk8(v1, sigma[t]);
+            const __m512d z0 = _mm512_mul_pd(c0, norm[t]), z1 = _mm512_mul_pd(c1, norm[t]);
             const __m512d a0 = _mm512_abs_pd(z0), a1 = _mm512_abs_pd(z1);
             subnormal |= _mm512_cmp_pd_mask(a0, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a0, zero, _CMP_NEQ_OQ);
             subnormal |= _mm512_cmp_pd_mask(a1, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a1, zero, _CMP_NEQ_OQ);
@@ -98,27 +105,43 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
             v0 = _mm512_sub_pd(v0, c0);
             v1 = _mm512_sub_pd(v1, c1);
         }
-        if (Track)
-            mx[sc.slices] = _mm512_max_pd(mx[sc.slices], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
+        if (Track) mx[S] = _mm512_max_pd(mx[S], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
     }
     int worst = overflow ? 2 : (subnormal ? 1 : 0);
     if (Track)
-        for (int t = 0; t <= sc.slices; ++t) {
+        for (int t = 0; t <= S; ++t) {
             const double m = _mm512_reduce_max_pd(mx[t]);
             if (m > resid_max[t]) resid_max[t] = m;
         }
     if (i < n) {
         bf16_t* tail[kFp64Slices] = {};
-        for (int t = 0; t < sc.slices; ++t) tail[t] = s[t] + i;
+        for (int t = 0; t < S; ++t) tail[t] = s[t] + i;
         const int w = static_cast<int>(split_kernels_portable().fp64(x + i, n - i, sc, tail, resid_max));
         worst = w > worst ? w : worst;
     }
     return static_cast<SliceStatus>(worst);
 }
 
+template <bool Track>
+SliceStatus fp64_split_slices(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                              double* resid_max) {
+    static_assert(kFp64Slices == 8, "one case per slice count");
+    switch (sc.slices) {
+        case 1: return fp64_split_avx512<Track, 1>(x, n, sc, s, resid_max);
+        case 2: return fp64_split_avx512<Track, 2>(x, n, sc, s, resid_max);
+        case 3: return fp64_split_avx512<Track, 3>(x, n, sc, s, resid_max);
+        case 4: return fp64_split_avx512<Track, 4>(x, n, sc, s, resid_max);
+        case 5: return fp64_split_avx512<Track, 5>(x, n, sc, s, resid_max);
+        case 6: return fp64_split_avx512<Track, 6>(x, n, sc, s, resid_max);
+        case 7: return fp64_split_avx512<Track, 7>(x, n, sc, s, resid_max);
+        case 8: return fp64_split_avx512<Track, 8>(x, n, sc, s, resid_max);
+        default: return split_kernels_portable().fp64(x, n, sc, s, resid_max);  // no slice written
+    }
+}
+
 SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                         double* resid_max) {
-    return resid_max ? fp64_split_avx512<true>(x, n, sc, s, resid_max) : fp64_split_avx512<false>(x, n, sc, s, nullptr);
+    return resid_max ? fp64_split_slices<true>(x, n, sc, s, resid_max) : fp64_split_slices<false>(x, n, sc, s, nullptr);
 }
 
 std::uint64_t absbits_max_avx512(const double* x, std::size_t n) {
@@ -139,17 +162,21 @@ std::uint64_t absbits_max_avx512(const double* x, std::size_t n) {
     return _mm512_reduce_max_epu64(_mm512_max_epu64(_mm512_max_epu64(m0, m1), _mm512_max_epu64(m2, m3)));
 }
 
-void absbits_max_lanes_avx512(const double* x, std::size_t n, std::uint64_t* m) {
+void absbits_max_lanes_avx512(const double* x, std::size_t ld, int len, int n, std::uint64_t* m) {
     const __m512i abs = _mm512_set1_epi64(std::int64_t(kF64AbsMask));
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m512i v = _mm512_and_si512(_mm512_loadu_si512(x + i), abs);
-        _mm512_storeu_si512(m + i, _mm512_max_epu64(_mm512_loadu_si512(m + i), v));
-    }
-    if (i < n) {
-        const __mmask8 k = __mmask8((1u << (n - i)) - 1);
-        const __m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi64(k, x + i), abs);
-        _mm512_mask_storeu_epi64(m + i, k, _mm512_max_epu64(_mm512_maskz_loadu_epi64(k, m + i), v));
+    const int full = n / 8 * 8;
+    const __mmask8 k = __mmask8((1u << (n - full)) - 1);
+    for (int l = 0; l < len; ++l) {
+        const double* run = x + std::size_t(l) * ld;
+        int o = 0;
+        for (; o < full; o += 8) {
+            const __m512i v = _mm512_and_si512(_mm512_loadu_si512(run + o), abs);
+            _mm512_storeu_si512(m + o, _mm512_max_epu64(_mm512_loadu_si512(m + o), v));
+        }
+        if (k) {
+            const __m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi64(k, run + o), abs);
+            _mm512_mask_storeu_epi64(m + o, k, _mm512_max_epu64(_mm512_maskz_loadu_epi64(k, m + o), v));
+        }
     }
 }
 

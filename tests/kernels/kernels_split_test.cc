@@ -242,9 +242,14 @@ void test_avx512_split_bitwise(void**) {
         for (std::size_t at : {std::size_t(0), std::size_t(1), std::size_t(100), std::size_t(250)}) {
             if (at + len > n) continue;
             assert_true(p.absbits_max(xd.data() + at, len) == v.absbits_max(xd.data() + at, len));
-            std::vector<std::uint64_t> mp(len + 1, 5), mv(len + 1, 5);
-            p.absbits_max_lanes(xd.data() + at, len, mp.data());
-            v.absbits_max_lanes(xd.data() + at, len, mv.data());
+        }
+    // Across runs: up to 100 lanes, runs of 0 to 40 values 61 apart, into maxima that start
+    // at a small pattern.
+    for (int lanes = 0; lanes <= 100; ++lanes)
+        for (int len : {0, 1, 7, 40}) {
+            std::vector<std::uint64_t> mp(101, 5), mv(101, 5);
+            p.absbits_max_lanes(xd.data() + lanes, 61, len, lanes, mp.data());
+            v.absbits_max_lanes(xd.data() + lanes, 61, len, lanes, mv.data());
             assert_memory_equal(mp.data(), mv.data(), mp.size() * sizeof(std::uint64_t));
         }
 }
