@@ -270,6 +270,7 @@ struct Fp64Step {
     using Acc = double;
     const PackedOperand& pa;
     const PackedOperand& pb;
+    const ReconstructKernels& rk;
     const Fp64Product* sched;
     const double* pscale;
     int live;
@@ -285,14 +286,7 @@ struct Fp64Step {
             for (int q = 0; q < nq; ++q)
                 mk.product(ns, pa.block(sched[q0 + q].i, pi, s0), pb.block(sched[q0 + q].j, pj, s0),
                            tiles + std::size_t(q) * kStepElems, kTile);
-            recon->time([&] {
-                for (int q = 0; q < nq; ++q) {
-                    const float* t = tiles + std::size_t(q) * kStepElems;
-                    const double ps = pscale[q0 + q];
-                    for (int r = 0; r < kTile; ++r)
-                        for (int c = 0; c < kTile; ++c) dst[r * kBlockN + c] += static_cast<double>(t[r * kTile + c]) * ps;
-                }
-            });
+            recon->time([&] { rk.widen_add(tiles, pscale + q0, nq, dst, kBlockN); });
         }
     }
     // acc := acc * 2^(e_i + f_j), rounded once: the writer's alpha * acc + beta * C is then
@@ -473,7 +467,7 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
             const Fp64Product first[1] = {{0, 0}};
             const double one[1] = {1.0};
             ReconClock no_clock;
-            run_blocks(m, n, k, Fp64Step{abs_a, abs_b, first, one, 1, nullptr, nullptr, &no_clock},
+            run_blocks(m, n, k, Fp64Step{abs_a, abs_b, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
                        microkernels_for(opt.backend), st->scratch, threads, [lower, m, n](int i0, int j0, const double* acc) {
                            const int rows = std::min(kBlockM, m - i0), cols = std::min(kBlockN, n - j0);
                            for (int j = 0; j < cols; ++j)
@@ -505,7 +499,7 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
-    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
+    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, reconstruct_kernels(), sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
                microkernels_for(st.opt.backend), st.scratch, st.threads, st.write);
     if (finish_repairs) finish_repairs(st.threads);
     if (st.opt.times) {

@@ -12,15 +12,13 @@ void add_fp32_portable(const float* tile, float* acc, int ldacc) {
         for (int c = 0; c < kTile; ++c) acc[r * ldacc + c] += tile[r * kTile + c];
 }
 
-void widen_add_portable(const float* tiles, int count, double* acc, int ldacc) {
-    for (int r = 0; r < kTile; ++r) {
-        double row[kTile];
-        for (int c = 0; c < kTile; ++c) row[c] = acc[r * ldacc + c];
-        for (int q = 0; q < count; ++q) {
-            const float* t = tiles + std::size_t(q) * kStepElems + r * kTile;
-            for (int c = 0; c < kTile; ++c) row[c] += static_cast<double>(t[c]);
-        }
-        for (int c = 0; c < kTile; ++c) acc[r * ldacc + c] = row[c];
+void widen_add_portable(const float* tiles, const double* scales, int count, double* acc, int ldacc) {
+    // One tile at a time over the whole tile: each element still takes the tiles in order.
+    for (int q = 0; q < count; ++q) {
+        const float* t = tiles + std::size_t(q) * kStepElems;
+        const double s = scales[q];
+        for (int r = 0; r < kTile; ++r)
+            for (int c = 0; c < kTile; ++c) acc[r * ldacc + c] += static_cast<double>(t[r * kTile + c]) * s;
     }
 }
 

@@ -3,10 +3,16 @@
 // not do (paper Figure 5): every retained product is stored, widened and added outside the tile
 // unit, so it is timed as its own phase (PhaseTimes::reconstruct_s) and vectorised.
 //
-// dgemm hands over all np product tiles of one micro-tile and panel at once: each accumulator
-// row is loaded once, the np widened tiles are added in schedule order, and it is stored once
-// (np loads and stores of the accumulator become one). Per element the additions are the same
-// FP64 additions in the same order as one product at a time, so the bits are the same.
+// dgemm hands over up to kWidenBatch product tiles of one micro-tile and panel at once, each
+// with its factor 2^(vA(i) + vB(j)) (driver.cc). Per element the operations are those of one
+// product at a time -- acc := acc + (double)t * scale, the multiply rounded, then the add
+// rounded -- in schedule order, so the bits do not depend on the table. The AVX-512 table keeps
+// two accumulator rows in registers across the batch (one load and one store per row instead
+// of one per product) and fuses the multiply and add where that is provably the same
+// (reconstruct_avx512.cc); tests/kernels/kernels_reconstruct_test.cc checks both tables
+// against the definition bit for bit. Until this table was used by dgemm, the widen-add ran as
+// a plain loop in driver.cc (SSE2, the accumulator loaded and stored per product): about 3x
+// slower in the routed call on the AVX-512 machine of docs/bench.
 //
 // Why not fewer, larger FP32 partial sums before widening (adding two products' panels in FP32
 // first, or summing more than BK = 256 K values in FP32): the panel sum of product (i, j) is a
@@ -27,9 +33,10 @@ namespace amxblas::kernels {
 struct ReconstructKernels {
     // acc[r * ldacc + c] += tile[r * 32 + c] for a 32x32 FP32 tile, FP32 addition.
     void (*add_fp32)(const float* tile, float* acc, int ldacc);
-    // acc[r * ldacc + c] += (double)tiles[q][r * 32 + c] for q = 0 .. count - 1, in that order,
-    // tiles[q] = tiles + q * 1024.
-    void (*widen_add)(const float* tiles, int count, double* acc, int ldacc);
+    // acc[r * ldacc + c] = acc[r * ldacc + c] + (double)tiles[q][r * 32 + c] * scales[q] for
+    // q = 0 .. count - 1, in that order, tiles[q] = tiles + q * 1024; the product rounded, then
+    // the sum (reconstruct_avx512.cc fuses the two where the product is exact: same bits).
+    void (*widen_add)(const float* tiles, const double* scales, int count, double* acc, int ldacc);
 };
 
 const ReconstructKernels& reconstruct_kernels_portable();

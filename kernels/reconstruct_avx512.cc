@@ -1,7 +1,26 @@
 // AVX-512 reconstruction: the same function as reconstruct.cc, a 32-wide row in four zmm of
 // doubles (or two of floats). Built with -mavx512f only; called only when
 // cpu_has_avx512_split() says so.
+//
+// widen_add: two accumulator rows (eight zmm, eight independent chains, enough to cover the
+// add's latency) stay in registers while the count tiles are added to them in order; per eight
+// values and tile, one load-and-widen (VCVTPS2PD) and one FMA.
+//
+// Why the FMA gives the bits of reconstruct.cc's multiply-then-add: fma(x, s, a) rounds
+// a + x * s once, the portable code rounds x * s and then the sum, so the two agree whenever
+// x * s is exact. It is, for every finite FP32 x, when s is zero or a power of two (of either
+// sign) with 2^-925 <= |s| <= 2^895: x = m 2^E with |m| < 2^24 and -149 <= E <= 104, so
+// x s = m 2^(E + e) with E + e >= -1074 (a multiple of the smallest subnormal) and
+// |x s| < 2^(24 + 104 + 895) = 2^1023, which FP64 holds exactly; with s = 0 the product is an
+// exact zero. The signs of zero agree as well (IEEE 754 gives fusedMultiplyAdd the addition's
+// rule for an exact zero sum). The driver's factors 2^(vA(i) + vB(j)) are powers of two, inside
+// that range for any ordinary input; where one is not (vA(i) + vB(j) < -925 can happen with
+// entries 2^-900 apart in one operand), the whole call to widen_add takes the multiply-then-add
+// loop, which is reconstruct.cc's arithmetic as written.
 #include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
 
 #include "kernels/microkernel.h"
 #include "kernels/reconstruct.h"
@@ -18,23 +37,61 @@ void add_fp32_avx512(const float* tile, float* acc, int ldacc) {
     }
 }
 
-void widen_add_avx512(const float* tiles, int count, double* acc, int ldacc) {
-    for (int r = 0; r < kTile; ++r) {
-        double* a = acc + std::size_t(r) * ldacc;
-        __m512d s0 = _mm512_loadu_pd(a), s1 = _mm512_loadu_pd(a + 8);
-        __m512d s2 = _mm512_loadu_pd(a + 16), s3 = _mm512_loadu_pd(a + 24);
+// s is 0, or +-2^e with -925 <= e <= 895 (see the top of the file).
+bool fma_exact_scale(double s) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &s, sizeof bits);
+    bits &= ~(std::uint64_t(1) << 63);
+    if (bits == 0) return true;
+    const std::uint64_t frac = bits & ((std::uint64_t(1) << 52) - 1);
+    const int biased = int(bits >> 52);
+    return frac == 0 && biased >= 1023 - 925 && biased <= 1023 + 895;
+}
+
+template <bool Fused>
+inline __m512d widen_add8(__m512d a, const float* t, __m512d s) {
+    const __m512d x = _mm512_cvtps_pd(_mm256_loadu_ps(t));
+    if constexpr (Fused) return _mm512_fmadd_pd(x, s, a);
+    else return _mm512_add_pd(a, _mm512_mul_pd(x, s));
+}
+
+template <bool Fused>
+void widen_add_rows(const float* tiles, const double* scales, int count, double* acc, int ldacc) {
+    for (int r = 0; r < kTile; r += 2) {
+        double* a0 = acc + std::size_t(r) * ldacc;
+        double* a1 = a0 + ldacc;
+        __m512d s0 = _mm512_loadu_pd(a0), s1 = _mm512_loadu_pd(a0 + 8);
+        __m512d s2 = _mm512_loadu_pd(a0 + 16), s3 = _mm512_loadu_pd(a0 + 24);
+        __m512d s4 = _mm512_loadu_pd(a1), s5 = _mm512_loadu_pd(a1 + 8);
+        __m512d s6 = _mm512_loadu_pd(a1 + 16), s7 = _mm512_loadu_pd(a1 + 24);
         for (int q = 0; q < count; ++q) {
             const float* t = tiles + std::size_t(q) * kStepElems + r * kTile;
-            s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm256_loadu_ps(t)));
-            s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(_mm256_loadu_ps(t + 8)));
-            s2 = _mm512_add_pd(s2, _mm512_cvtps_pd(_mm256_loadu_ps(t + 16)));
-            s3 = _mm512_add_pd(s3, _mm512_cvtps_pd(_mm256_loadu_ps(t + 24)));
+            const __m512d sc = _mm512_set1_pd(scales[q]);
+            s0 = widen_add8<Fused>(s0, t, sc);
+            s1 = widen_add8<Fused>(s1, t + 8, sc);
+            s2 = widen_add8<Fused>(s2, t + 16, sc);
+            s3 = widen_add8<Fused>(s3, t + 24, sc);
+            s4 = widen_add8<Fused>(s4, t + kTile, sc);
+            s5 = widen_add8<Fused>(s5, t + kTile + 8, sc);
+            s6 = widen_add8<Fused>(s6, t + kTile + 16, sc);
+            s7 = widen_add8<Fused>(s7, t + kTile + 24, sc);
         }
-        _mm512_storeu_pd(a, s0);
-        _mm512_storeu_pd(a + 8, s1);
-        _mm512_storeu_pd(a + 16, s2);
-        _mm512_storeu_pd(a + 24, s3);
+        _mm512_storeu_pd(a0, s0);
+        _mm512_storeu_pd(a0 + 8, s1);
+        _mm512_storeu_pd(a0 + 16, s2);
+        _mm512_storeu_pd(a0 + 24, s3);
+        _mm512_storeu_pd(a1, s4);
+        _mm512_storeu_pd(a1 + 8, s5);
+        _mm512_storeu_pd(a1 + 16, s6);
+        _mm512_storeu_pd(a1 + 24, s7);
     }
+}
+
+void widen_add_avx512(const float* tiles, const double* scales, int count, double* acc, int ldacc) {
+    bool fused = true;
+    for (int q = 0; q < count; ++q) fused = fused && fma_exact_scale(scales[q]);
+    if (fused) widen_add_rows<true>(tiles, scales, count, acc, ldacc);
+    else widen_add_rows<false>(tiles, scales, count, acc, ldacc);
 }
 
 }  // namespace
