@@ -5,6 +5,7 @@
 #include "kernels/reasons.h"
 
 #include <emmintrin.h>
+#include <xmmintrin.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -164,11 +165,41 @@ void gather_block(const OperandView<T>& x, const SplitKernels& sk, int p, int s,
     }
 }
 
+// Requests the source lines of a full block (32 runs of 32 values, ld apart: every
+// BlockSource lies so) ahead of its gather; nothing for an edge or complex block.
+template <bool IsA, typename T>
+void prefetch_block(const OperandView<T>& x, const BlockOrder& order, int q) {
+    int p, s;
+    order.at(q, &p, &s);
+    BlockSource kind;
+    const T* src = full_block<IsA>(x, p, s, &kind);
+    if (!src) return;
+    for (int j = 0; j < kTile; ++j) {
+        const char* run = reinterpret_cast<const char*>(src + std::size_t(j) * std::size_t(x.ld));
+        for (int b = 0; b < int(kTile * sizeof(T)); b += 64) _mm_prefetch(run + b, _MM_HINT_T0);
+    }
+}
+
+// body(q, participant) for every block q of the order, in runs of consecutive blocks per task
+// so that each block's source can be requested while the one before is packed (the gathers
+// read 32 runs a block, too many streams for the hardware prefetchers at large ld).
+template <bool IsA, typename T, typename Body>
+void for_each_packed_block(const OperandView<T>& x, const BlockOrder& order, int threads, Body&& body) {
+    const int blocks = order.panels * order.ksteps;
+    const int run = std::clamp(blocks / (16 * std::max(1, threads)), 1, 8);
+    parallel_for(threads, (blocks + run - 1) / run, [&](int task, int who) {
+        const int q0 = task * run, q1 = std::min(blocks, q0 + run);
+        for (int q = q0; q < q1; ++q) {
+            if (q + 1 < q1) prefetch_block<IsA>(x, order, q + 1);
+            body(q, who);
+        }
+    });
+}
+
 template <bool IsA>
 void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
     const BlockOrder order = block_order<IsA>(x, out);
-    const int blocks = out.panels * out.ksteps;
-    parallel_for(threads, blocks, [&](int q, int) {
+    for_each_packed_block<IsA>(x, order, threads, [&](int q, int) {
         int p, s;
         order.at(q, &p, &s);
         const std::size_t o = offset(out, p, s);
@@ -280,10 +311,9 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
                       bool* subnormal = nullptr) {
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
-    const int blocks = out.panels * out.ksteps;
     const int outer = IsA ? x.rows : x.cols;
     std::vector<Fp64PackPartial> part(std::max(1, threads));
-    parallel_for(threads, blocks, [&](int q, int who) {
+    for_each_packed_block<IsA>(x, order, threads, [&](int q, int who) {
         Fp64PackPartial& mine = part[who];
         int p, s;
         order.at(q, &p, &s);
