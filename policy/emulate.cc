@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "kernels/emulated_gemm.h"
 #include "policy/fp64_certificate.h"
+#include "policy/fp64_structural_zeros.h"
 #include "policy/reasons.h"
 
 namespace amxblas {
@@ -44,14 +46,17 @@ bool k1_uncertified(const kernels::GemmArgs<double>& g, double tol) {
 // and the entries to repair, or the call forwards (C untouched). m, n, k: the real GEMM's
 // sizes; gamma_terms: the n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing
 // real entries into the count of C's entries recomputed, for the log.
+// zero_by_structure: the certificate's test for entries zero by structure (fp64_structural_zeros.h),
+// in the real GEMM's indices.
 template <typename EntriesOf>
 const char* certify_and_compute(kernels::PreparedDgemm* prepared, int m, int n, int k, int gamma_terms,
-                                const kernels::RunOptions& opt, EntriesOf&& entries_of) {
+                                const kernels::RunOptions& opt, const std::function<bool(int, int)>& zero_by_structure,
+                                EntriesOf&& entries_of) {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point t0 = Clock::now();
     Fp64Certificate cert;
     const bool ok = fp64_certify(prepared->a, prepared->b, k, prepared->lower, m, opt.fp64_tol, 3, opt.threads, &cert,
-                                 gamma_terms);
+                                 gamma_terms, zero_by_structure);
     if (opt.times) {
         const double test_s = std::chrono::duration<double>(Clock::now() - t0).count();
         opt.times->certificate_s += test_s;
@@ -80,7 +85,8 @@ const char* emulate_gemm(const kernels::GemmArgs<double>& args, const kernels::R
     kernels::PreparedDgemm prepared;
     if (const char* why = kernels::prepare_dgemm(args, opt, &prepared)) return why;
     if (opt.fp64_products != kernels::kFp64Auto) return kernels::compute_dgemm(&prepared, opt.fp64_products);
-    return certify_and_compute(&prepared, args.m, args.n, args.k, 0, opt,
+    StructuralZeros<double> zero_by_structure(args);
+    return certify_and_compute(&prepared, args.m, args.n, args.k, 0, opt, std::ref(zero_by_structure),
                                [](const Fp64Certificate& c) { return c.failing; });
 }
 
@@ -96,8 +102,13 @@ const char* emulate_gemm(const kernels::GemmArgs<std::complex<double>>& args, co
     // part by part of C; each part's bound is gamma_{K+1} of its real inner product, that of a
     // complex inner product of length K (docs/fp64-certificate.md, Section 9). A failing part
     // recomputes its whole complex entry; the log counts complex entries.
+    // Column jr of the real GEMM holds parts of C's column jr / 2: a complex entry zero by
+    // structure (each term has a complex factor 0) makes both its parts so, term by term.
     const int m = args.m;
-    return certify_and_compute(&prepared, m, 2 * args.n, 2 * args.k, args.k + 1, opt, [m](const Fp64Certificate& c) {
+    StructuralZeros<std::complex<double>> complex_zero(args);
+    const auto zero_by_structure = [&complex_zero](int i, int jr) { return complex_zero(i, jr / 2); };
+    return certify_and_compute(&prepared, m, 2 * args.n, 2 * args.k, args.k + 1, opt, zero_by_structure,
+                               [m](const Fp64Certificate& c) {
         std::vector<std::size_t> e;
         e.reserve(c.fail_at.size());
         for (std::size_t r : c.fail_at) e.push_back(r % std::size_t(m) + r / std::size_t(m) / 2 * std::size_t(m));

@@ -63,7 +63,8 @@ long fp64_repair_limit(int m, int n) {
 }
 
 bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
-                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms) {
+                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms,
+                  const std::function<bool(int, int)>& zero_by_structure) {
     *out = Fp64Certificate{};
     const int m = a.outer, n = b.outer, dmax = std::min(a.slices, b.slices);
     const double ku = double(k) * kU;
@@ -141,6 +142,12 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     };
     const unsigned char* a_zero = a.zero;
     const auto b_zero = [&](int j) { return b.zero && b.zero[j]; };
+    // Entries zero by structure (Section 10), i + j * m ascending; found only when needed.
+    std::vector<std::size_t> structural;
+    const auto structural_in = [&](int j) {
+        const auto first = std::lower_bound(structural.begin(), structural.end(), std::size_t(j) * m);
+        return std::make_pair(first, std::lower_bound(first, structural.end(), std::size_t(j + 1) * m));
+    };
     // +inf on the exact-zero rows of op(A): their entries pass everywhere (C_ij = 0 exactly).
     std::vector<double> row_inf(std::size_t(m), 0.0);
     if (a_zero)
@@ -154,27 +161,48 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
         cs.resize(m);
         loops.halves(m, lhat + std::size_t(j) * ldl, a0.data(), row_inf.data(), s00, l_up, delta_b, delta_a * b0[j], tg,
                      cs.rhs.data(), cs.u00.data());
+        if (!structural.empty()) {
+            const auto range = structural_in(j);
+            for (auto e = range.first; e != range.second; ++e) cs.rhs[*e - std::size_t(j) * m] = INFINITY;
+        }
         return cs;
     };
     // Pass 1: each entry's smallest passing depth (dmax + 1: none); only the largest of them and
     // the number passing nowhere matter. Depths are tried deepest first so the last pass wins.
-    std::vector<NeedPartial> need(static_cast<std::size_t>(parts));
-    kernels::parallel_for(threads, n, [&](int j, int who) {
-        if (b_zero(j)) return;
-        ColumnScratch& cs = column_halves(j, who);
-        std::int64_t* best = cs.best.data();
-        std::fill(best, best + m, dmax + 1);
-        for (int d = dmax; d >= min_depth; --d)
-            loops.pass_at(m, d, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1,
-                          cs.u00.data(), cs.rhs.data(), best);
-        NeedPartial& pp = need[std::size_t(who)];
-        loops.need(m, best, dmax, &pp.deepest, &pp.nowhere);
-    });
     int d = min_depth;
     std::int64_t nowhere = 0;
-    for (const NeedPartial& pp : need) {
-        d = std::max(d, int(pp.deepest));
-        nowhere += pp.nowhere;
+    const auto pass_1 = [&] {
+        std::vector<NeedPartial> need(static_cast<std::size_t>(parts));
+        kernels::parallel_for(threads, n, [&](int j, int who) {
+            if (b_zero(j)) return;
+            ColumnScratch& cs = column_halves(j, who);
+            std::int64_t* best = cs.best.data();
+            std::fill(best, best + m, dmax + 1);
+            for (int dd = dmax; dd >= min_depth; --dd)
+                loops.pass_at(m, dd, row_part.data() + std::size_t(dd) * m, col_part[std::size_t(dd) * n + j],
+                              dc[dd].c1, cs.u00.data(), cs.rhs.data(), best);
+            NeedPartial& pp = need[std::size_t(who)];
+            loops.need(m, best, dmax, &pp.deepest, &pp.nowhere);
+        });
+        d = min_depth;
+        nowhere = 0;
+        for (const NeedPartial& pp : need) {
+            d = std::max(d, int(pp.deepest));
+            nowhere += pp.nowhere;
+        }
+    };
+    pass_1();
+    // An entry with lhat = 0 passes nowhere (its Lo is 0) unless it is zero by structure: ask,
+    // in index order (the answer is exact, so the same on every backend and thread count), and
+    // run pass 1 again with those entries passing.
+    if (nowhere > 0 && zero_by_structure) {
+        for (int j = 0; j < n; ++j) {
+            if (b_zero(j)) continue;
+            for (int i = 0; i < m; ++i)
+                if (!(a_zero && a_zero[i]) && lhat[i + std::size_t(j) * ldl] == 0 && zero_by_structure(i, j))
+                    structural.push_back(i + std::size_t(j) * m);
+        }
+        if (!structural.empty()) pass_1();
     }
     if (nowhere > 0) d = dmax;  // some entry passes nowhere: the deepest fails least
     // Pass 2, at that depth: the failing entries (an entry's bound need not shrink with d, so a
@@ -200,7 +228,10 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
         out->margin = margin;
         break;
     }
-    const auto exact_zero = [&](int i, int j) { return (a_zero && a_zero[i]) || b_zero(j); };
+    const auto exact_zero = [&](int i, int j) {
+        return (a_zero && a_zero[i]) || b_zero(j) ||
+               std::binary_search(structural.begin(), structural.end(), i + std::size_t(j) * m);
+    };
     if (out->failing > 0)
         for (int j = 0; j < n; ++j)
             for (int i = 0; i < m; ++i)

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "kernels/gemm_types.h"
@@ -45,8 +46,13 @@ struct Fp64Certificate {
 // gamma_terms: the n of the bound gamma_n that tol multiplies; 0 means k (DGEMM's inner
 // products). ZGEMM passes K + 1 for its real GEMM of depth k = 2K: per part, the bound of a
 // complex inner product of length K in real arithmetic (docs/fp64-certificate.md, Section 9).
+// zero_by_structure(i, j), if given, says whether entry (i, j) is zero by structure (every term
+// has a zero factor: policy/fp64_structural_zeros.h); it is asked only when some entry passes
+// at no depth, and only for entries whose lhat is 0, and such entries then pass (they are
+// computed exactly; Section 10).
 bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFacts& b, int k, const double* lhat,
-                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms = 0);
+                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms = 0,
+                  const std::function<bool(int, int)>& zero_by_structure = {});
 
 // The most entries an auto call may repair (recompute in FP64) instead of being forwarded:
 // 1/16 of C, so the scalar repairs cost less than the routed products, but at least one entry

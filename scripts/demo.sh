@@ -4,7 +4,8 @@
 #   2. configures and builds libamxblas.so (cmake -S . -B build),
 #   3. builds tests/programs/gemm_check.f90, an ordinary Fortran program linked with -lblas
 #      only, and runs it under scripts/amxblas-run with routing forced onto a backend this CPU
-#      runs (avx512 with AVX-512 BF16, else the slow portable reference kernels): order 128
+#      runs (amx, else avx512 with AVX-512 BF16, else the slow portable reference kernels), as
+#      the library's own detector says (tests/common's amxblas_backends_here): order 128
 #      is forwarded (below --min-n), orders 256 and 512 are routed,
 #   4. shows its log lines and the amxblas-report table.
 # Usage: scripts/demo.sh      (outputs in build/demo/)
@@ -22,7 +23,13 @@ rm -rf "$demo"
 mkdir -p "$demo"
 gfortran -O2 -o "$demo/gemm_check" tests/programs/gemm_check.f90 -lblas
 
-if grep -qw avx512_bf16 /proc/cpuinfo; then backend=avx512; else backend=reference; fi
+# The backend, as the library itself decides what runs here (tests/common/backends_here.cc):
+# amx on AMX hardware, else avx512 with AVX-512 BF16, else the portable reference kernels.
+here=$(build/tests/common/amxblas_backends_here)
+backend=reference
+for b in avx512 amx; do
+    if printf '%s\n' "$here" | grep -qx "$b"; then backend=$b; fi
+done
 echo
 echo "== running gemm_check 128 256 512 under amxblas-run (backend $backend)"
 set -x

@@ -6,6 +6,7 @@
 
 #include "policy/emulate.h"
 #include "policy/fp64_certificate.h"
+#include "policy/fp64_structural_zeros.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -175,6 +176,73 @@ void test_auto_bitwise_reproducible(void**) {
     }
 }
 
+
+// Netlib's testers zero column n/2 of each matrix but for its diagonal entry; with K = N the
+// product then has a zero column but for one entry. Those entries have no lower bound of |A||B|
+// above 0, so before they were known as zero by structure they passed at no depth: the depth
+// went to 8 and, 8 failing entries being more than 1/16 of C, the call was forwarded. Now it
+// routes, repairs nothing, and leaves the zeros exact; every transpose pair.
+void test_structural_zeros_routed(void**) {
+    for (int variant = 0; variant < 4; ++variant) {
+        const char ta = variant & 1 ? 'T' : 'N', tb = variant & 2 ? 'T' : 'N';
+        const int m = 9, n = 9, k = 9, z = 4;  // netlib's zeroed index n/2 (0-based here)
+        Case cs = make_case(ta, tb, m, n, k, 300 + variant);
+        // op(A)(i, z) = 0 for i != z, op(B)(z, j)... netlib zeroes B's column z: op(B)(l, z) = 0
+        // for l != z. Term l of entry (i, z) is op(A)(i, l) op(B)(l, z): zero unless l = z,
+        // where op(A)(i, z) = 0 unless i = z.
+        for (int i = 0; i < m; ++i)
+            if (i != z) cs.a[ta == 'N' ? i + std::size_t(z) * m : z + std::size_t(i) * k] = 0;
+        for (int l = 0; l < k; ++l)
+            if (l != z) cs.b[tb == 'N' ? l + std::size_t(z) * k : z + std::size_t(l) * n] = 0;
+        const Fp64AutoReport rep = check_certified(cs, variant % 2 + 1);
+        assert_int_equal(rep.repaired, 0);
+        assert_true(rep.products < 36);
+        for (int i = 0; i < m; ++i)
+            if (i != z) assert_true(cs.c[i + std::size_t(z) * m] == 0);
+    }
+}
+
+// An entry whose lower bound is 0 without being zero by structure: row 0 of A is (1, 2^-20, 1,
+// ...) and column 0 of B is (0, 1, 0, ...), so |Z_0^A||Z_0^B| is 0 there (2^-20 is below slice
+// 0's grid) while the exact entry is 2^-20. It must not pass as exact: it is repaired.
+void test_near_structural_zero_repaired(void**) {
+    Case cs = make_case('N', 'N', 30, 30, 8, 55);
+    for (int l = 0; l < 8; ++l) cs.a[std::size_t(l) * 30] = l == 1 ? 0x1p-20 : 1;
+    for (int l = 0; l < 8; ++l) cs.b[l] = l == 1 ? 1 : 0;
+    amxblas::StructuralZeros<double> zeros(cs.g);
+    assert_false(zeros(0, 0));
+    const Fp64AutoReport rep = check_certified(cs, 2);
+    assert_true(rep.repaired >= 1);
+    assert_true(cs.c[0] == 0x1p-20);
+}
+
+// The test answers only for entries really zero by structure, and within its read budget
+// (M K + K N + M N): a block-diagonal product has M N / 2 such entries, more than the budget
+// lets it check at K = 64 (a known limit: such calls forward, as they did before the test).
+void test_structural_zero_budget(void**) {
+    const int m = 64, n = 64, k = 64;
+    Case cs = make_case('N', 'N', m, n, k, 8);
+    for (int l = 0; l < k; ++l)
+        for (int i = 0; i < m; ++i)
+            if ((i < m / 2) != (l < k / 2)) cs.a[i + std::size_t(l) * m] = 0;
+    for (int j = 0; j < n; ++j)
+        for (int l = 0; l < k; ++l)
+            if ((l < k / 2) != (j < n / 2)) cs.b[l + std::size_t(j) * k] = 0;
+    amxblas::StructuralZeros<double> zeros(cs.g), other(cs.g);
+    int yes = 0;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            if ((i < m / 2) != (j < n / 2))
+                yes += zeros(i, j);
+            else
+                assert_false(other(i, j));  // a product of two nonzero blocks
+        }
+    assert_int_equal(yes, (m * k + k * n + m * n) / k);  // every check is charged K reads
+    // So the call, whose 2048 zero entries the test may not all check, is forwarded as before.
+    RunOptions o = kt::options(kFp64Auto, 2);
+    assert_string_equal(amxblas::emulate_gemm(cs.g, o), "accuracy:uncertified");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +255,9 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_uncertifiable_forwarded),
         cmocka_unit_test(test_k1_shortcut_matches_certificate),
         cmocka_unit_test(test_auto_bitwise_reproducible),
+        cmocka_unit_test(test_structural_zeros_routed),
+        cmocka_unit_test(test_near_structural_zero_repaired),
+        cmocka_unit_test(test_structural_zero_budget),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

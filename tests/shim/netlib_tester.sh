@@ -2,24 +2,27 @@
 # Runs one of the netlib Level-3 testers from Debian's libblas-test under LD_PRELOAD and
 # checks that every routine it tests PASSED, and nothing FAILED.
 #   netlib_tester.sh [--require-routed] [--max-ratio R] [--sizes "N..."] [--min-routed P]
-#                    LIB TESTER INPUT [NAME=VALUE...]
+#                    [--min-kernel P] LIB TESTER INPUT [NAME=VALUE...]
 # --require-routed: also check that some GEMM calls took an emulation route (forced routing).
 # --sizes "N...": run with these values of N instead of the input's.
 # --min-routed P: at least P percent of the xGEMM calls with M, N, K >= 1 must not be
 #   forwarded (routed, or ALPHA = 0 done by the library itself), as the log summary counts.
+# --min-kernel P: at least P percent of those with ALPHA != 0 are routed to the kernels (the
+#   stricter count: the ALPHA = 0 calls, which only scale C, are left out).
 # --max-ratio R: accept a "SUSPECT" test ratio up to R (no FAIL, no other failure) instead of
 #   the tester's threshold of 16. For the FP64 emulation: its error is bounded relative to
 #   max|A| * max|B| (the split's exponent is per matrix), not to each (|A||B|)_ij, so the
 #   tester's per-entry ratio exceeds 16 on its mixed-magnitude inputs (see README, Accuracy).
 # Exits 77 (skipped) when the tester is not installed.
 set -u
-require_routed=0 max_ratio="" sizes="" min_routed=""
+require_routed=0 max_ratio="" sizes="" min_routed="" min_kernel=""
 while :; do
     case $1 in
         --require-routed) require_routed=1; shift ;;
         --max-ratio) max_ratio=$2; shift 2 ;;
         --sizes) sizes=$2; shift 2 ;;
         --min-routed) min_routed=$2; shift 2 ;;
+        --min-kernel) min_kernel=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -68,9 +71,9 @@ if [ $require_routed -eq 1 ] && ! grep -q 'summary routine=.* route=amx-' amxbla
     echo "no call was routed, although routing was forced on"
     exit 1
 fi
-if [ -n "$min_routed" ]; then
+if [ -n "$min_routed$min_kernel" ]; then
     # Calls with M, N, K >= 1: all but args:invalid, size:empty and size:k-zero.
-    awk -v min="$min_routed" '
+    awk -v min="${min_routed:-0}" -v min_kernel="${min_kernel:-0}" '
         / summary routine=/ {
             c = $0; sub(/.* calls=/, "", c); sub(/ .*/, "", c)
             if ($0 ~ /reason=(args:invalid|size:empty|size:k-zero)/) next
@@ -82,7 +85,9 @@ if [ -n "$min_routed" ]; then
             kept = all - fwd
             printf "calls with M, N, K >= 1: %d; not forwarded %d (%.1f%%); routed to the kernels %d (%.1f%% of those with ALPHA != 0)\n",
                    all, kept, 100 * kept / all, routed, 100 * routed / (routed + fwd)
-            exit (100 * kept < min * all)
-        }' amxblas.log || { echo "fewer than $min_routed% of the calls with M, N, K >= 1 were kept"; exit 1; }
+            if (100 * kept < min * all) { print "fewer than " min "% of the calls with M, N, K >= 1 were kept"; exit 1 }
+            if (100 * routed < min_kernel * (routed + fwd)) {
+                print "fewer than " min_kernel "% of the calls with M, N, K >= 1 and ALPHA != 0 were routed"; exit 1 }
+        }' amxblas.log || exit 1
 fi
 echo "$passed passed, 0 failed"
