@@ -418,7 +418,10 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     st->threads = clamp_threads(opt.threads);
     const int threads = st->threads;
 
-    // The exponent scans need no workspace: nonfinite input fails before any allocation.
+    // The exponent scans run inside the split (scan_split_pack_*_fp64: each panel is scanned
+    // just before it is packed, so the input is read once). An Inf or NaN is still reported
+    // before any other reason, as when the scans ran first: a failed lease or a slice outside
+    // the BF16 range (a safety net) is returned only when neither operand has one.
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
     st->row_exps.resize(std::size_t(m));
@@ -427,17 +430,17 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
         st->row_zero.resize(std::size_t(m));
         st->col_zero.resize(std::size_t(n));
     }
-    bool a_nonzero = false, b_nonzero = false;
-    if (const char* why = fp64_outer_exponents(va, true, threads, st->row_exps.data(), &a_nonzero,
-                                               automatic ? st->row_zero.data() : nullptr))
+    const auto nonfinite_first = [&](const char* why) {
+        bool nonzero;
+        std::vector<int> exps(std::size_t(std::max(m, n)));
+        if (const char* w = fp64_outer_exponents(va, true, threads, exps.data(), &nonzero)) return w;
+        if (const char* w = fp64_outer_exponents(vb, false, threads, exps.data(), &nonzero)) return w;
         return why;
-    if (const char* why = fp64_outer_exponents(vb, false, threads, st->col_exps.data(), &b_nonzero,
-                                               automatic ? st->col_zero.data() : nullptr))
-        return why;
+    };
 
     const std::size_t bytes = automatic ? dgemm_auto_workspace_bytes(m, n, k, threads)
                                         : dgemm_workspace_bytes(m, n, k, threads, opt.fp64_products);
-    if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return why;
+    if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return nonfinite_first(why);
     st->scratch = lay_out(static_cast<char*>(st->ws.data()), m, n, k, slices, &st->pa, &st->pb);
     if (automatic) {
         st->norms_a.resize(std::size_t(slices) * m);
@@ -445,10 +448,13 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
         st->sa.norms = st->norms_a.data();
         st->sb.norms = st->norms_b.data();
     }
-    if (const char* why = split_pack_a_fp64(va, st->row_exps.data(), a_nonzero, &st->sa, st->pa, sk, threads))
-        return why;
-    if (const char* why = split_pack_b_fp64(vb, st->col_exps.data(), b_nonzero, &st->sb, st->pb, sk, threads))
-        return why;
+    bool a_nonzero = false, b_nonzero = false;
+    if (const char* why = scan_split_pack_a_fp64(va, st->row_exps.data(), automatic ? st->row_zero.data() : nullptr,
+                                                 &a_nonzero, &st->sa, st->pa, sk, threads))
+        return why == reason::domain_nonfinite ? why : nonfinite_first(why);
+    if (const char* why = scan_split_pack_b_fp64(vb, st->col_exps.data(), automatic ? st->col_zero.data() : nullptr,
+                                                 &b_nonzero, &st->sb, st->pb, sk, threads))
+        return nonfinite_first(why);
     out->a = split_facts(st->sa, m, automatic ? st->row_zero.data() : nullptr);
     out->b = split_facts(st->sb, n, automatic ? st->col_zero.data() : nullptr);
     st->split_pack_s = now_s() - t0;

@@ -302,21 +302,70 @@ void add_slice_norms(const bf16_t* const dst[kFp64Slices], int slices, int first
     }
 }
 
+int ceil_log2(double m) {  // m > 0 and finite
+    int e;
+    const double f = std::frexp(m, &e);  // m = f * 2^e, f in [0.5, 1)
+    return f == 0.5 ? e - 1 : e;
+}
+
+// The exponent scan's results (fp64_outer_exponents): exps and zero per outer index, and per
+// participant whether an entry was Inf or NaN and whether one was nonzero. Maxima come as |x|
+// patterns (split.h): Inf and NaN above every finite value, and for finite ones the largest
+// pattern is the largest magnitude.
+struct ExponentScan {
+    int* exps;
+    unsigned char* zero;  // optional
+    std::vector<ExponentPartial> part;
+    ExponentScan(int* e, unsigned char* z, int threads) : exps(e), zero(z), part(std::max(1, threads)) {}
+    void record(int o, std::uint64_t m, int who) {
+        const bool nf = m >= kF64InfBits;
+        double mx;
+        std::memcpy(&mx, &m, sizeof mx);
+        part[who].bad = part[who].bad || nf;
+        part[who].any = part[who].any || m != 0;
+        exps[o] = m != 0 && !nf ? ceil_log2(mx) : 0;
+        if (zero) zero[o] = m == 0;
+    }
+    bool bad() const {
+        return std::any_of(part.begin(), part.end(), [](const ExponentPartial& p) { return p.bad; });
+    }
+    bool any() const {
+        return std::any_of(part.begin(), part.end(), [](const ExponentPartial& p) { return p.any; });
+    }
+};
+
+// The scan of one panel of a real view: rows (A) or columns (B) o0 .. o0 + n - 1 of op(X),
+// n <= kTile, recorded by participant `who`.
+void scan_panel(const OperandView<double>& x, bool as_rows, const SplitKernels& sk, int o0, int n, int who,
+                ExponentScan* scan) {
+    const int len = as_rows ? x.cols : x.rows;
+    const std::size_t ld = std::size_t(x.ld);
+    std::uint64_t m[kTile] = {};
+    if (as_rows == (x.trans != 'N')) {  // each one a stored column
+        for (int o = 0; o < n; ++o) m[o] = sk.absbits_max(x.x + std::size_t(o0 + o) * ld, std::size_t(len));
+    } else {
+        sk.absbits_max_lanes(x.x + o0, ld, len, n, m);
+    }
+    for (int o = 0; o < n; ++o) scan->record(o0 + o, m[o], who);
+}
+
 // Splits and packs op(X), scaled by exps (nullptr: unscaled), with the scales sc; resid_max:
 // nullptr, or where to gather max |X^(t)|, t = 0..sc.slices (SplitKernels::fp64).
 // norms, subnormal: optional, see Fp64Split.
+//
+// With scan (real views only), the exponents exps are found here: each task takes a whole
+// panel, scans its rows (columns) into exps and then packs its blocks while their source is
+// still in cache, so op(X) is read from memory once instead of twice.
 template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads, double* resid_max = nullptr, double* norms = nullptr,
-                      bool* subnormal = nullptr) {
+                      bool* subnormal = nullptr, ExponentScan* scan = nullptr) {
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
     const int outer = IsA ? x.rows : x.cols;
     std::vector<Fp64PackPartial> part(std::max(1, threads));
-    for_each_packed_block<IsA>(x, order, threads, [&](int q, int who) {
+    const auto pack_block = [&](int p, int s, int who) {
         Fp64PackPartial& mine = part[who];
-        int p, s;
-        order.at(q, &p, &s);
         alignas(64) double tile[kStepElems];
         gather_block<IsA>(x, sk, p, s, tile);
         const int count = std::min(kTile, outer - p * kTile);
@@ -331,7 +380,22 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
         const SliceStatus st = sk.fp64(tile, kStepElems, sc, dst, resid_max ? mine.mx : nullptr);
         mine.worst = std::max(mine.worst, static_cast<int>(st));
         if (norms) add_slice_norms<IsA>(dst, sc.slices, p * kTile, count, outer, norms);
-    });
+    };
+    if (scan) {
+        parallel_for(threads, out.panels, [&](int p, int who) {
+            scan_panel(x, IsA, sk, p * kTile, std::min(kTile, outer - p * kTile), who, scan);
+            for (int s = 0; s < out.ksteps; ++s) {
+                if (s + 1 < out.ksteps) prefetch_block<IsA>(x, BlockOrder{out.panels, out.ksteps, false}, p * out.ksteps + s + 1);
+                pack_block(p, s, who);
+            }
+        });
+    } else {
+        for_each_packed_block<IsA>(x, order, threads, [&](int q, int who) {
+            int p, s;
+            order.at(q, &p, &s);
+            pack_block(p, s, who);
+        });
+    }
     int worst = 0;
     bool sub = false;
     double mx[kFp64Slices + 1] = {};
@@ -369,12 +433,6 @@ std::size_t streaming_threshold_bytes() {
 }
 
 namespace {
-
-int ceil_log2(double m) {  // m > 0 and finite
-    int e;
-    const double f = std::frexp(m, &e);  // m = f * 2^e, f in [0.5, 1)
-    return f == 0.5 ? e - 1 : e;
-}
 
 // The sequential reduction passes r = sc->active .. sc->slices - 1 over an unscaled operand
 // (each needs the scales before it), stopping at a zero residual or one below
@@ -424,9 +482,14 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
 // scales give, bit for bit: same arithmetic, and slices past the chain's end are splits of a
 // zero residual, +0 under any scale. A refuted guess t is replaced by the measured (exact)
 // scale and the operand is packed again: at most sc.slices packs, one on dense data.
+//
+// With scan, exps are found by the first pack (pack_fp64), which speculates that op(X) is
+// nonzero; if it was all zero, that pack wrote the zero slices the exact (empty) scales give,
+// and only the scales are reset.
 template <bool IsA>
 const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
-                       const PackedOperand& out, const SplitKernels& sk, int threads) {
+                       const PackedOperand& out, const SplitKernels& sk, int threads, ExponentScan* scan = nullptr) {
+    if (scan) nonzero = true;
     Fp64Scales& sc = sp->sc;
     sc = Fp64Scales{};
     sc.slices = out.slices;
@@ -446,7 +509,18 @@ const char* split_pack(const OperandView<double>& x, const int* exps, bool nonze
             ++guess.active;
         }
         set_slice_norms(&guess);
-        const char* why = pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid, sp->norms, &sp->subnormal_scaled);
+        const char* why = pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid, sp->norms, &sp->subnormal_scaled, scan);
+        if (scan) {
+            if (scan->bad()) return reason::domain_nonfinite;
+            const bool any = scan->any();
+            scan = nullptr;
+            if (!any) {
+                sc = Fp64Scales{};
+                sc.slices = out.slices;
+                set_slice_norms(&sc);
+                return why;
+            }
+        }
         int t = known;
         while (t < guess.active && sp->resid[t] != 0 && ozaki_sigma(sp->resid[t]) == guess.sigma[t]) ++t;
         if (closed || t == guess.active || sp->resid[t] == 0) {
@@ -514,18 +588,8 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
     const bool contiguous = as_rows == (x.trans != 'N');
     const std::size_t ld = std::size_t(x.ld);
     const SplitKernels& sk = split_kernels();
-    std::vector<ExponentPartial> part(std::max(1, threads));
-    // The largest |x| of a row or column as its bit pattern (split.h): Inf and NaN above every
-    // finite value, and for finite ones the largest pattern is the largest magnitude.
-    const auto record = [&](int o, std::uint64_t m, int who) {
-        const bool nf = m >= kF64InfBits;
-        double mx;
-        std::memcpy(&mx, &m, sizeof mx);
-        part[who].bad = part[who].bad || nf;
-        part[who].any = part[who].any || m != 0;
-        exps[o] = m != 0 && !nf ? ceil_log2(mx) : 0;
-        if (zero) zero[o] = m == 0;
-    };
+    ExponentScan scan(exps, zero, threads);
+    const auto record = [&](int o, std::uint64_t m, int who) { scan.record(o, m, who); };
     if (contiguous) {
         parallel_for(threads, outer, [&](int o, int who) { record(o, sk.absbits_max(x.x + std::size_t(o) * ld, len), who); });
     } else {
@@ -546,13 +610,8 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
             record(o, mo, 0);
         }
     }
-    bool bad = false, any = false;
-    for (const ExponentPartial& pp : part) {
-        bad = bad || pp.bad;
-        any = any || pp.any;
-    }
-    *nonzero = any;
-    return bad ? reason::domain_nonfinite : nullptr;
+    *nonzero = scan.any();
+    return scan.bad() ? reason::domain_nonfinite : nullptr;
 }
 
 const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps, bool nonzero, Fp64Split* sp,
@@ -563,6 +622,37 @@ const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps,
 const char* split_pack_b_fp64(const OperandView<double>& b, const int* col_exps, bool nonzero, Fp64Split* sp,
                               const PackedOperand& out, const SplitKernels& sk, int threads) {
     return split_pack<false>(b, col_exps, nonzero, sp, out, sk, threads);
+}
+
+namespace {
+
+template <bool IsA>
+const char* scan_split_pack(const OperandView<double>& x, int* exps, unsigned char* zero, bool* nonzero, Fp64Split* sp,
+                            const PackedOperand& out, const SplitKernels& sk, int threads) {
+    // Fused only where the pack walks the panels one after another anyway (op(A) stored by
+    // rows, op(B) by columns: each panel is 32 contiguous runs); elsewhere a panel's blocks lie
+    // across the columns of all of op(X), and taking them panel by panel costs more in pages
+    // than the second read saves.
+    if (x.kind != Interleave::real || (x.trans == 'N') == IsA) {
+        if (const char* why = fp64_outer_exponents(x, IsA, threads, exps, nonzero, zero)) return why;
+        return split_pack<IsA>(x, exps, *nonzero, sp, out, sk, threads);
+    }
+    ExponentScan scan(exps, zero, threads);
+    const char* why = split_pack<IsA>(x, exps, true, sp, out, sk, threads, &scan);
+    *nonzero = scan.any();
+    return scan.bad() ? reason::domain_nonfinite : why;
+}
+
+}  // namespace
+
+const char* scan_split_pack_a_fp64(const OperandView<double>& a, int* row_exps, unsigned char* zero, bool* nonzero,
+                                   Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads) {
+    return scan_split_pack<true>(a, row_exps, zero, nonzero, sp, out, sk, threads);
+}
+
+const char* scan_split_pack_b_fp64(const OperandView<double>& b, int* col_exps, unsigned char* zero, bool* nonzero,
+                                   Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads) {
+    return scan_split_pack<false>(b, col_exps, zero, nonzero, sp, out, sk, threads);
 }
 
 const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, int slices, Fp64Scales* sc) {

@@ -103,6 +103,16 @@ const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps,
 const char* split_pack_b_fp64(const OperandView<double>& b, const int* col_exps, bool nonzero, Fp64Split* sp,
                               const PackedOperand& out, const SplitKernels& sk, int threads);
 
+// fp64_outer_exponents then split_pack_*_fp64, in one call: on a real view each task scans a
+// whole panel's rows (columns) and packs the panel's blocks at once, while their source is in
+// cache, so op(X) is read from memory once, not twice. The same exps, zero, *nonzero, packed
+// buffers, scales and residual maxima as the two calls; an Inf or NaN gives
+// "domain:nonfinite" (after packing: the buffers are then meaningless).
+const char* scan_split_pack_a_fp64(const OperandView<double>& a, int* row_exps, unsigned char* zero, bool* nonzero,
+                                   Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads);
+const char* scan_split_pack_b_fp64(const OperandView<double>& b, int* col_exps, unsigned char* zero, bool* nonzero,
+                                   Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads);
+
 // Reference pieces for the tests: the matrix-wide scales of an (already scaled) operand by
 // sequential reduction passes (Eq. 13; "domain:nonfinite" on Inf/NaN), and a pack with given
 // scales (exps nullptr: no scaling).

@@ -377,6 +377,83 @@ void check_fused_fp64(const std::vector<double>& x, int rows, int cols, char tra
     }
 }
 
+// scan_split_pack_*_fp64 (the exponent scan inside the pack) against fp64_outer_exponents then
+// split_pack_*_fp64: the same exponents, zero flags, buffers, scales, residuals and norms.
+void check_scan_split_pack(const std::vector<double>& x, int rows, int cols, char trans, bool is_a,
+                           const SplitKernels& sk, int slices, int threads) {
+    const int stored_rows = trans == 'N' ? rows : cols;
+    const OperandView<double> v{trans, rows, cols, x.data(), stored_rows};
+    const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
+    const std::size_t elems = packed_slice_elems(outer, k);
+    std::vector<bf16_t> buf[2];
+    std::vector<int> exps[2];
+    std::vector<unsigned char> zero[2];
+    std::vector<double> norms[2];
+    bool nonzero[2] = {};
+    Fp64Split sp[2];
+    const char* why[2] = {};
+    for (int w = 0; w < 2; ++w) {
+        exps[w].assign(outer, 77);
+        zero[w].assign(outer, 9);
+        norms[w].assign(std::size_t(slices) * outer, -1.0);
+        sp[w].norms = norms[w].data();
+        buf[w].assign(elems * slices, 0xFFFF);
+        PackedOperand out;
+        out.slices = slices;
+        out.panels = round_up_tile(outer) / kTile;
+        out.ksteps = round_up_tile(k) / kTile;
+        for (int s = 0; s < slices; ++s) out.slice[s] = buf[w].data() + s * elems;
+        if (w == 0) {
+            why[w] = fp64_outer_exponents(v, is_a, threads, exps[w].data(), &nonzero[w], zero[w].data());
+            if (!why[w])
+                why[w] = (is_a ? split_pack_a_fp64 : split_pack_b_fp64)(v, exps[w].data(), nonzero[w], &sp[w], out, sk, threads);
+        } else {
+            why[w] = (is_a ? scan_split_pack_a_fp64 : scan_split_pack_b_fp64)(v, exps[w].data(), zero[w].data(),
+                                                                             &nonzero[w], &sp[w], out, sk, threads);
+        }
+    }
+    assert_true(why[0] == why[1] || (why[0] && why[1] && std::strcmp(why[0], why[1]) == 0));
+    if (why[0]) return;
+    assert_true(nonzero[0] == nonzero[1]);
+    assert_true(exps[0] == exps[1]);
+    assert_true(zero[0] == zero[1]);
+    assert_true(buf[0] == buf[1]);
+    assert_true(norms[0] == norms[1]);
+    assert_int_equal(sp[0].sc.active, sp[1].sc.active);
+    assert_memory_equal(sp[0].sc.sigma, sp[1].sc.sigma, sizeof sp[0].sc.sigma);
+    assert_memory_equal(sp[0].sc.norm, sp[1].sc.norm, sizeof sp[0].sc.norm);
+    assert_memory_equal(sp[0].resid, sp[1].resid, sizeof sp[0].resid);
+    assert_true(sp[0].subnormal_scaled == sp[1].subnormal_scaled);
+}
+
+void test_fp64_scan_split_pack_matches(void**) {
+    const int rows = 70, cols = 100;
+    kt::Rng r(23);
+    std::vector<std::vector<double>> inputs;
+    std::vector<double> x(std::size_t(rows) * cols);
+    for (auto& e : x) e = r.uniform() - 0.5;
+    inputs.push_back(x);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = (i / rows) % 3 == 0 || i % 7 == 0 ? 0.0 : std::ldexp(r.uniform(), int(i % 90) - 45);
+    inputs.push_back(x);  // zero rows and columns either way, wide range
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(r.uniform(), int(i % 11) * 200 - 1100);
+    inputs.push_back(x);  // subnormal rows: two-step scaling
+    inputs.push_back(std::vector<double>(x.size(), 0.0));
+    for (auto& e : x) e = r.uniform();
+    x[1234] = NAN;
+    inputs.push_back(x);
+    x[1234] = -INFINITY;
+    inputs.push_back(x);
+    std::vector<const SplitKernels*> tables = {&split_kernels_portable()};
+    if (cpu_has_avx512_split()) tables.push_back(&split_kernels_avx512());
+    for (const SplitKernels* sk : tables)
+        for (const auto& in : inputs)
+            for (char trans : {'N', 'T'})
+                for (bool is_a : {true, false})
+                    for (int threads : {1, 2})
+                        check_scan_split_pack(in, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, trans, is_a, *sk,
+                                              is_a ? 3 : 8, threads);
+}
+
 void test_fp64_fused_pack_matches(void**) {
     const int rows = 70, cols = 45;
     kt::Rng r(17);
@@ -427,6 +504,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_avx512_split_bitwise),
         cmocka_unit_test(test_avx512_pack_bitwise),
         cmocka_unit_test(test_fp64_fused_pack_matches),
+        cmocka_unit_test(test_fp64_scan_split_pack_matches),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
