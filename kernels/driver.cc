@@ -129,7 +129,10 @@ void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Time spent in reconstruction, summed over the threads, when the caller asked for phase times
-// (two clock reads per micro-tile and panel: negligible beside its products).
+// (two clock reads per micro-tile, panel and widen batch: negligible beside the products, but
+// counted in what it measures: a steady_clock read cost about 45 ns on the machine of
+// docs/bench, against some 500 ns for a batch of 7 FP64 widen-adds, so reconstruct_s runs
+// 5-10% high there).
 struct ReconClock {
     bool on = false;
     std::atomic<long long> ns{0};
