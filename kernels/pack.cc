@@ -5,6 +5,7 @@
 #include "kernels/reasons.h"
 
 #include <emmintrin.h>
+#include <xmmintrin.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -129,48 +130,91 @@ BlockOrder block_order(const OperandView<T>& x, const PackedOperand& out) {
     return {out.panels, out.ksteps, (x.trans == 'N') == IsA};
 }
 
-// Gathers block (panel p, K step s) of op(X) into tile: a full block through the split table's
-// gather, an edge block (zero-padded) through the generic loops above.
+// A full block (panel p, K step s) of a real view: its corner in storage and how it lies
+// (pack_gather.h); nullptr for an edge block (zero-padded) or a complex view's.
 template <bool IsA, typename T>
-void gather_block(const OperandView<T>& x, const SplitKernels& sk, int p, int s, T* tile) {
+const T* full_block(const OperandView<T>& x, int p, int s, BlockSource* kind) {
     const int i0 = p * kTile, l0 = s * kTile;
-    if (x.kind != Interleave::real) {
-        if (IsA) gather_complex_a(x, i0, l0, tile);
-        else gather_complex_b(x, l0, i0, tile);
-        return;
-    }
     const int outer = IsA ? x.rows : x.cols, kdim = IsA ? x.cols : x.rows;
-    if (i0 + kTile > outer || l0 + kTile > kdim) {
-        if (IsA) gather_a(x, i0, l0, tile);
-        else gather_b(x, l0, i0, tile);
-        return;
-    }
+    if (x.kind != Interleave::real || i0 + kTile > outer || l0 + kTile > kdim) return nullptr;
     // Column-major storage: op(X)(row, col) of 'N' is at x[row + col * ld], of 'T' at
     // x[col + row * ld]; for A, row = i and col = l; for B, row = l and col = j.
     const bool n = x.trans == 'N';
     const std::size_t ld = std::size_t(x.ld);
-    const T* src = IsA ? (n ? x.x + i0 + l0 * ld : x.x + l0 + i0 * ld) : (n ? x.x + l0 + i0 * ld : x.x + i0 + l0 * ld);
-    const BlockSource kind = IsA ? (n ? BlockSource::a_n : BlockSource::a_t) : (n ? BlockSource::b_n : BlockSource::b_t);
-    if constexpr (sizeof(T) == 4) sk.gather_fp32(kind, src, ld, tile);
-    else sk.gather_fp64(kind, src, ld, tile);
+    *kind = IsA ? (n ? BlockSource::a_n : BlockSource::a_t) : (n ? BlockSource::b_n : BlockSource::b_t);
+    return IsA ? (n ? x.x + i0 + l0 * ld : x.x + l0 + i0 * ld) : (n ? x.x + l0 + i0 * ld : x.x + i0 + l0 * ld);
+}
+
+// Gathers block (panel p, K step s) of op(X) into tile: a full block through the split table's
+// gather, an edge block (zero-padded) through the generic loops above.
+template <bool IsA, typename T>
+void gather_block(const OperandView<T>& x, const SplitKernels& sk, int p, int s, T* tile) {
+    BlockSource kind;
+    if (const T* src = full_block<IsA>(x, p, s, &kind)) {
+        if constexpr (sizeof(T) == 4) sk.gather_fp32(kind, src, std::size_t(x.ld), tile);
+        else sk.gather_fp64(kind, src, std::size_t(x.ld), tile);
+        return;
+    }
+    const int i0 = p * kTile, l0 = s * kTile;
+    if (x.kind != Interleave::real) {
+        if (IsA) gather_complex_a(x, i0, l0, tile);
+        else gather_complex_b(x, l0, i0, tile);
+    } else {
+        if (IsA) gather_a(x, i0, l0, tile);
+        else gather_b(x, l0, i0, tile);
+    }
+}
+
+// Requests the source lines of a full block (32 runs of 32 values, ld apart: every
+// BlockSource lies so) ahead of its gather; nothing for an edge or complex block.
+template <bool IsA, typename T>
+void prefetch_block(const OperandView<T>& x, const BlockOrder& order, int q) {
+    int p, s;
+    order.at(q, &p, &s);
+    BlockSource kind;
+    const T* src = full_block<IsA>(x, p, s, &kind);
+    if (!src) return;
+    for (int j = 0; j < kTile; ++j) {
+        const char* run = reinterpret_cast<const char*>(src + std::size_t(j) * std::size_t(x.ld));
+        for (int b = 0; b < int(kTile * sizeof(T)); b += 64) _mm_prefetch(run + b, _MM_HINT_T0);
+    }
+}
+
+// body(q, participant) for every block q of the order, in runs of consecutive blocks per task
+// so that each block's source can be requested while the one before is packed (the gathers
+// read 32 runs a block, too many streams for the hardware prefetchers at large ld).
+template <bool IsA, typename T, typename Body>
+void for_each_packed_block(const OperandView<T>& x, const BlockOrder& order, int threads, Body&& body) {
+    const int blocks = order.panels * order.ksteps;
+    const int run = std::clamp(blocks / (16 * std::max(1, threads)), 1, 8);
+    parallel_for(threads, (blocks + run - 1) / run, [&](int task, int who) {
+        const int q0 = task * run, q1 = std::min(blocks, q0 + run);
+        for (int q = q0; q < q1; ++q) {
+            if (q + 1 < q1) prefetch_block<IsA>(x, order, q + 1);
+            body(q, who);
+        }
+    });
 }
 
 template <bool IsA>
 void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
     const BlockOrder order = block_order<IsA>(x, out);
-    const int blocks = out.panels * out.ksteps;
-    parallel_for(threads, blocks, [&](int q, int) {
+    for_each_packed_block<IsA>(x, order, threads, [&](int q, int) {
         int p, s;
         order.at(q, &p, &s);
-        alignas(64) float tile[kStepElems];
-        gather_block<IsA>(x, sk, p, s, tile);
         const std::size_t o = offset(out, p, s);
-        if (!out.stream) {
-            sk.fp32(tile, kStepElems, out.slice[0] + o, out.slice[1] + o, out.slice[2] + o);
-            return;
-        }
         alignas(64) bf16_t staged[kFp32Slices][kStepElems];
-        sk.fp32(tile, kStepElems, staged[0], staged[1], staged[2]);
+        bf16_t* dst[kFp32Slices];
+        for (int t = 0; t < kFp32Slices; ++t) dst[t] = out.stream ? staged[t] : out.slice[t] + o;
+        BlockSource kind;
+        if (const float* src = full_block<IsA>(x, p, s, &kind)) {
+            sk.gather_split_fp32(kind, src, std::size_t(x.ld), dst[0], dst[1], dst[2]);
+        } else {
+            alignas(64) float tile[kStepElems];
+            gather_block<IsA>(x, sk, p, s, tile);
+            sk.fp32(tile, kStepElems, dst[0], dst[1], dst[2]);
+        }
+        if (!out.stream) return;
         for (int t = 0; t < kFp32Slices; ++t) stream_block(staged[t], out.slice[t] + o);
         _mm_sfence();  // this thread's streaming stores are visible before the compute reads them
     });
@@ -190,45 +234,27 @@ struct alignas(64) ExponentPartial {
     bool bad = false, any = false;
 };
 
-// The exact power-of-two scaling of one gathered block (pack.h): multiplier of row r (A) or
-// column c (B) of the block, in two factors so that a row of subnormal entries (e < -1023,
-// 2^-e not a double) is scaled up in two exact steps; f2 = 1 otherwise.
-struct BlockScale {
-    double f1[kTile], f2[kTile];
-};
+// 2^e, exactly (e >= -1074).
+inline double pow2(int e) {
+    if (e >= -1022 && e <= 1023) {
+        const std::uint64_t bits = std::uint64_t(e + 1023) << 52;
+        double p;
+        std::memcpy(&p, &bits, sizeof p);
+        return p;
+    }
+    return std::ldexp(1.0, e);
+}
 
-inline double pow2(int e) { return std::ldexp(1.0, e); }
-
+// The factors of rows (A) or columns (B) first .. first + count - 1 (split.h, BlockScale); 1
+// past the edge.
 void block_scale(const int* exps, int first, int count, BlockScale* bs) {
+    bs->two_step = false;
     for (int r = 0; r < kTile; ++r) {
         const int e = r < count ? exps[first + r] : 0;
         bs->f1[r] = e >= -1023 ? pow2(-e) : pow2(1023);
         bs->f2[r] = e >= -1023 ? 1.0 : pow2(-e - 1023);
+        bs->two_step = bs->two_step || e < -1023;
     }
-}
-
-// Returns whether a nonzero scaled value fell below 2^-1022 (and so may have been rounded).
-template <bool IsA>
-bool scale_tile(const BlockScale& bs, double* tile) {
-    bool sub = false;
-    if constexpr (IsA) {
-        for (int r = 0; r < kTile; ++r)
-            for (int kk = 0; kk < kTile; ++kk) {
-                const double y = tile[r * kTile + kk] * bs.f1[r] * bs.f2[r];
-                sub = sub || (y != 0 && std::fabs(y) < DBL_MIN);
-                tile[r * kTile + kk] = y;
-            }
-    } else {
-        for (int h = 0; h < 2; ++h)
-            for (int p = 0; p < kTile / 2; ++p)
-                for (int c = 0; c < 16; ++c)
-                    for (int e = 0; e < 2; ++e) {
-                        double& x = tile[h * kHalfElems + p * kTile + c * 2 + e];
-                        x = x * bs.f1[16 * h + c] * bs.f2[16 * h + c];
-                        sub = sub || (x != 0 && std::fabs(x) < DBL_MIN);
-                    }
-    }
-    return sub;
 }
 
 // Adds each row's (A) or column's (B) sum of |normalised slice entry| of one packed block to
@@ -285,10 +311,9 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
                       bool* subnormal = nullptr) {
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
-    const int blocks = out.panels * out.ksteps;
     const int outer = IsA ? x.rows : x.cols;
     std::vector<Fp64PackPartial> part(std::max(1, threads));
-    parallel_for(threads, blocks, [&](int q, int who) {
+    for_each_packed_block<IsA>(x, order, threads, [&](int q, int who) {
         Fp64PackPartial& mine = part[who];
         int p, s;
         order.at(q, &p, &s);
@@ -298,7 +323,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
         if (exps) {
             BlockScale bs;
             block_scale(exps, p * kTile, count, &bs);
-            mine.subnormal = scale_tile<IsA>(bs, tile) || mine.subnormal;
+            mine.subnormal = sk.scale_fp64(IsA, bs, tile) || mine.subnormal;
         }
         const std::size_t o = offset(out, p, s);
         bf16_t* dst[kFp64Slices] = {};
@@ -488,44 +513,38 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
     // op(X)'s rows are stored columns when transposed; op(X)'s columns are stored columns when not.
     const bool contiguous = as_rows == (x.trans != 'N');
     const std::size_t ld = std::size_t(x.ld);
+    const SplitKernels& sk = split_kernels();
     std::vector<ExponentPartial> part(std::max(1, threads));
+    // The largest |x| of a row or column as its bit pattern (split.h): Inf and NaN above every
+    // finite value, and for finite ones the largest pattern is the largest magnitude.
+    const auto record = [&](int o, std::uint64_t m, int who) {
+        const bool nf = m >= kF64InfBits;
+        double mx;
+        std::memcpy(&mx, &m, sizeof mx);
+        part[who].bad = part[who].bad || nf;
+        part[who].any = part[who].any || m != 0;
+        exps[o] = m != 0 && !nf ? ceil_log2(mx) : 0;
+        if (zero) zero[o] = m == 0;
+    };
     if (contiguous) {
-        parallel_for(threads, outer, [&](int o, int who) {
-            const double* run = x.x + std::size_t(o) * ld;
-            double m = 0;
-            bool nf = false;
-            for (int l = 0; l < len; ++l) {
-                const double a = std::fabs(run[l]);
-                nf = nf || !(a <= DBL_MAX);
-                m = a > m ? a : m;
-            }
-            part[who].bad = part[who].bad || nf;
-            part[who].any = part[who].any || m > 0;
-            exps[o] = m > 0 ? ceil_log2(m) : 0;
-            if (zero) zero[o] = m == 0;
-        });
+        parallel_for(threads, outer, [&](int o, int who) { record(o, sk.absbits_max(x.x + std::size_t(o) * ld, len), who); });
     } else {
-        constexpr int kChunk = 256;  // outer indices per task: a strided walk over all of `len`
-        const int chunks = (outer + kChunk - 1) / kChunk;
-        parallel_for(threads, chunks, [&](int c, int who) {
-            const int o0 = c * kChunk, n = std::min(kChunk, outer - o0);
-            double m[kChunk] = {};
-            bool nf = false;
-            for (int l = 0; l < len; ++l) {
-                const double* run = x.x + o0 + std::size_t(l) * ld;
-                for (int o = 0; o < n; ++o) {
-                    const double a = std::fabs(run[o]);
-                    nf = nf || !(a <= DBL_MAX);
-                    m[o] = a > m[o] ? a : m[o];
-                }
-            }
-            part[who].bad = part[who].bad || nf;
-            for (int o = 0; o < n; ++o) {
-                part[who].any = part[who].any || m[o] > 0;
-                exps[o0 + o] = m[o] > 0 ? ceil_log2(m[o]) : 0;
-                if (zero) zero[o0 + o] = m[o] == 0;
-            }
+        // Each stored column is read front to back into per-participant maxima of kRows outer
+        // indices (16 KiB: in L1), kCols columns a task.
+        constexpr int kRows = 2048, kCols = 32;
+        const int row_chunks = (outer + kRows - 1) / kRows, col_chunks = (len + kCols - 1) / kCols;
+        const int participants = std::max(1, std::min(threads, row_chunks * col_chunks));
+        std::vector<std::uint64_t> m(std::size_t(participants) * outer, 0);
+        parallel_for(threads, row_chunks * col_chunks, [&](int c, int who) {
+            const int o0 = (c % row_chunks) * kRows, l0 = (c / row_chunks) * kCols;
+            sk.absbits_max_lanes(x.x + o0 + std::size_t(l0) * ld, ld, std::min(kCols, len - l0), std::min(kRows, outer - o0),
+                                 m.data() + std::size_t(who) * outer + o0);
         });
+        for (int o = 0; o < outer; ++o) {
+            std::uint64_t mo = m[o];
+            for (int w = 1; w < participants; ++w) mo = std::max(mo, m[std::size_t(w) * outer + o]);
+            record(o, mo, 0);
+        }
     }
     bool bad = false, any = false;
     for (const ExponentPartial& pp : part) {

@@ -5,6 +5,8 @@
 
 #include "kernels/microkernel.h"
 #include "kernels/pack_gather.h"
+#include "kernels/split.h"
+#include "kernels/split_avx512.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -97,29 +99,51 @@ inline void transpose(V q[L]) {
     else transpose4x4_128(q);
 }
 
+// Where the gathers put each register of the block: put(e, r) receives the 64 bytes that
+// belong at element e of the packed order (e a multiple of 64 / sizeof(T)).
+template <typename T>
+struct TileSink {  // into the staging tile
+    T* tile;
+    template <typename V>
+    void put(int e, V r) const {
+        store(tile + e, r);
+    }
+};
+
+struct SplitSink {  // split at once (split_avx512.h), each slice's 16 values to their place
+    bf16_t* s0;
+    bf16_t* s1;
+    bf16_t* s2;
+    void put(int e, __m512 r) const {
+        __m256i h0, h1, h2;
+        avx512::split_fp32_16(r, &h0, &h1, &h2);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s0 + e), h0);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s1 + e), h1);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s2 + e), h2);
+    }
+    void put(int e, __m512d r) const { put(e, _mm512_castpd_ps(r)); }
+};
+
 // The transposing gathers, a_n and b_n, in units of 64 / L bytes (one value of A; one K pair
 // of B): unit (u, v) of src, at byte u * unit + v * ld * sizeof(T), goes to byte
-// v * unit + u * kTile * sizeof(T) of dst, for u < rows and v < cols, as L x L transposes of L
-// registers V. dst is 64-byte aligned and each stored piece starts at a multiple of L units.
-template <typename V, int L, typename T>
-void transpose_units(const T* src, std::size_t ld, T* dst, int rows, int cols) {
+// v * unit + u * kTile * sizeof(T) of the packed block, for u < rows and v < cols, as L x L
+// transposes of L registers V. Each register put starts at a multiple of L units.
+template <typename V, int L, typename T, typename Sink>
+void transpose_units(const T* src, std::size_t ld, int dst_first, int rows, int cols, const Sink& sink) {
     constexpr int unit = 64 / L;
     const char* s = reinterpret_cast<const char*>(src);
-    char* d = reinterpret_cast<char*>(dst);
-    const std::size_t src_stride = ld * sizeof(T), dst_stride = kTile * sizeof(T);
+    const std::size_t src_stride = ld * sizeof(T);
     for (int u = 0; u < rows; u += L)
         for (int v = 0; v < cols; v += L) {
             V q[L];
             for (int i = 0; i < L; ++i) load(q[i], s + u * unit + (v + i) * src_stride);
             transpose<L>(q);
-            for (int i = 0; i < L; ++i) store(d + (u + i) * dst_stride + v * unit, q[i]);
+            for (int i = 0; i < L; ++i) sink.put(dst_first + (u + i) * kTile + v * unit / int(sizeof(T)), q[i]);
         }
 }
 
-}  // namespace
-
-template <typename T>
-void gather_avx512(BlockSource kind, const T* src, std::size_t ld, T* tile) {
+template <typename T, typename Sink>
+void gather_to(BlockSource kind, const T* src, std::size_t ld, const Sink& sink) {
     using V = decltype(register_of(T{}));  // L values of T
     constexpr int L = 64 / sizeof(T);
     switch (kind) {
@@ -128,17 +152,16 @@ void gather_avx512(BlockSource kind, const T* src, std::size_t ld, T* tile) {
                 for (int q = 0; q < kTile; q += L) {
                     V x;
                     load(x, src + r * ld + q);
-                    store(tile + r * kTile + q, x);
+                    sink.put(r * kTile + q, x);
                 }
             return;
         case BlockSource::a_n:
-            transpose_units<V, L>(src, ld, tile, kTile, kTile);
+            transpose_units<V, L>(src, ld, 0, kTile, kTile, sink);
             return;
         case BlockSource::b_n:
             // Half h: its 16 columns of 16 K pairs (L / 2 pairs to a register) become 16 rows
             // of pairs.
-            for (int h = 0; h < 2; ++h)
-                transpose_units<__m512d, L / 2>(src + 16 * h * ld, ld, tile + h * kHalfElems, 16, 16);
+            for (int h = 0; h < 2; ++h) transpose_units<__m512d, L / 2>(src + 16 * h * ld, ld, h * kHalfElems, 16, 16, sink);
             return;
         case BlockSource::b_t:  // rows 2p and 2p + 1 of op(B) interleave into row p of pairs
             for (int p = 0; p < kTile / 2; ++p)
@@ -146,12 +169,23 @@ void gather_avx512(BlockSource kind, const T* src, std::size_t ld, T* tile) {
                     V e0, e1;
                     load(e0, src + c + (2 * p) * ld);
                     load(e1, src + c + (2 * p + 1) * ld);
-                    T* dst = tile + (c / 16) * kHalfElems + p * kTile + (c % 16) * 2;
-                    store(dst, interleave_lo(e0, e1));
-                    store(dst + L, interleave_hi(e0, e1));
+                    const int at = (c / 16) * kHalfElems + p * kTile + (c % 16) * 2;
+                    sink.put(at, interleave_lo(e0, e1));
+                    sink.put(at + L, interleave_hi(e0, e1));
                 }
             return;
     }
+}
+
+}  // namespace
+
+template <typename T>
+void gather_avx512(BlockSource kind, const T* src, std::size_t ld, T* tile) {
+    gather_to(kind, src, ld, TileSink<T>{tile});
+}
+
+void gather_split_fp32_avx512(BlockSource kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
+    gather_to(kind, src, ld, SplitSink{s0, s1, s2});
 }
 
 template void gather_avx512(BlockSource, const float*, std::size_t, float*);

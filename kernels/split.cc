@@ -1,8 +1,10 @@
 // Portable split (the definition the AVX-512 version must match bit for bit).
 #include "kernels/split.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/cpu_features.h"
 #include "kernels/microkernel.h"
@@ -80,6 +82,53 @@ SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, 
     return resid_max ? fp64_split_portable<true>(x, n, sc, s, resid_max) : fp64_split_portable<false>(x, n, sc, s, nullptr);
 }
 
+inline std::uint64_t abs_bits(double x) {
+    std::uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u & kF64AbsMask;
+}
+
+std::uint64_t absbits_max_portable(const double* x, std::size_t n) {
+    std::uint64_t m = 0;
+    for (std::size_t i = 0; i < n; ++i) m = std::max(m, abs_bits(x[i]));
+    return m;
+}
+
+void absbits_max_lanes_portable(const double* x, std::size_t ld, int len, int n, std::uint64_t* m) {
+    for (int l = 0; l < len; ++l)
+        for (int o = 0; o < n; ++o) m[o] = std::max(m[o], abs_bits(x[o + std::size_t(l) * ld]));
+}
+
+inline bool below_normal(double y) { return y != 0 && std::fabs(y) < DBL_MIN; }
+
+bool scale_fp64_portable(bool is_a, const BlockScale& bs, double* tile) {
+    bool sub = false;
+    if (is_a) {
+        for (int r = 0; r < kTile; ++r)
+            for (int kk = 0; kk < kTile; ++kk) {
+                const double y = tile[r * kTile + kk] * bs.f1[r] * bs.f2[r];
+                sub = sub || below_normal(y);
+                tile[r * kTile + kk] = y;
+            }
+    } else {
+        for (int h = 0; h < 2; ++h)
+            for (int p = 0; p < kTile / 2; ++p)
+                for (int c = 0; c < 16; ++c)
+                    for (int e = 0; e < 2; ++e) {
+                        double& x = tile[h * kHalfElems + p * kTile + c * 2 + e];
+                        x = x * bs.f1[16 * h + c] * bs.f2[16 * h + c];
+                        sub = sub || below_normal(x);
+                    }
+    }
+    return sub;
+}
+
+void gather_split_fp32_portable(BlockSource kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
+    alignas(64) float tile[kStepElems];
+    gather_portable(kind, src, ld, tile);
+    fp32_portable(tile, kStepElems, s0, s1, s2);
+}
+
 }  // namespace
 
 double ozaki_sigma(double maxabs) {
@@ -94,8 +143,15 @@ void set_slice_norms(Fp64Scales* sc) {
 }
 
 const SplitKernels& split_kernels_portable() {
-    static const SplitKernels k{fp32_portable, fp64_absmax_portable, fp64_portable, gather_portable<float>,
-                                gather_portable<double>};
+    static const SplitKernels k{fp32_portable,
+                                fp64_absmax_portable,
+                                fp64_portable,
+                                absbits_max_portable,
+                                absbits_max_lanes_portable,
+                                scale_fp64_portable,
+                                gather_portable<float>,
+                                gather_portable<double>,
+                                gather_split_fp32_portable};
     return k;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/bf16.h"
 #include "kernels/gemm_types.h"
@@ -46,6 +47,21 @@ struct AbsMax {
 
 enum class SliceStatus : int { ok = 0, subnormal = 1, overflow = 2 };
 
+// The exact power-of-two scaling of one gathered FP64 block (pack.h): the multiplier of row r
+// (A) or column c (B) of the block, in two factors so that a row of subnormal entries
+// (e < -1023, 2^-e not a double) is scaled up in two exact steps; f2 = 1 otherwise, and
+// two_step says whether any f2 is not 1 (x * f1 * 1 is x * f1, so the second product is
+// skipped when none is).
+struct BlockScale {
+    double f1[32], f2[32];
+    bool two_step;
+};
+
+// |x| of a double as its bit pattern (the sign cleared): finite magnitudes order as their
+// patterns do, and Inf and NaN lie above every finite one.
+constexpr std::uint64_t kF64AbsMask = 0x7FFFFFFFFFFFFFFFull;
+constexpr std::uint64_t kF64InfBits = 0x7FF0000000000000ull;
+
 struct SplitKernels {
     // Eq. (8): s_r = bf16_rne(x^(r)), x^(r+1) = x^(r) - s_r in FP32, r = 0, 1, 2.
     void (*fp32)(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2);
@@ -59,10 +75,27 @@ struct SplitKernels {
     // FP64 certificate bounds the truncation with them.
     SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                         double* resid_max);
+    // The FP64 exponent scans (pack.h, fp64_outer_exponents), on |x| patterns: the largest
+    // over a run; and across runs, m[o] := max(m[o], patterns of |x[o + l * ld]|, l < len) for
+    // o < n (each run read front to back).
+    std::uint64_t (*absbits_max)(const double* x, std::size_t n);
+    void (*absbits_max_lanes)(const double* x, std::size_t ld, int len, int n, std::uint64_t* m);
+    // tile (a gathered A or B block in the packed order, pack_gather.h) *= its row's (A) or
+    // column's (B) f1, then f2 (when bs.two_step); returns whether a nonzero product fell below
+    // 2^-1022 (and so may have been rounded).
+    bool (*scale_fp64)(bool is_a, const BlockScale& bs, double* tile);
     // The packer's gathers (pack_gather.h).
     void (*gather_fp32)(BlockSource src_kind, const float* src, std::size_t ld, float* tile);
     void (*gather_fp64)(BlockSource src_kind, const double* src, std::size_t ld, double* tile);
+    // A full FP32 block gathered and split into its three packed blocks s0, s1, s2: what
+    // gather_fp32 then fp32 over the tile give. The AVX-512 one (pack_gather_avx512.cc) splits
+    // each register as the gather leaves it, with no staging tile.
+    void (*gather_split_fp32)(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
+                              bf16_t* s2);
 };
+
+void gather_split_fp32_avx512(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
+                              bf16_t* s2);
 
 const SplitKernels& split_kernels_portable();
 // The AVX-512 table (split_avx512.cc, pack_gather_avx512.cc). Callers check the

@@ -3,10 +3,13 @@
 // called only when cpu_has_avx512_split() says so.
 #include <immintrin.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/microkernel.h"
 #include "kernels/split.h"
+#include "kernels/split_avx512.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -14,36 +17,27 @@ namespace {
 constexpr double kBf16MinNormal = 0x1p-126;
 constexpr double kBf16MaxFinite = 0x1.FEp127;
 
-// bf16_rne() on 16 lanes: the same carry trick, NaN lanes replaced by the quiet pattern.
-inline __m256i rne16(__m512 x) {
-    const __m512i u = _mm512_castps_si512(x);
-    const __m512i abs = _mm512_and_si512(u, _mm512_set1_epi32(int(kF32AbsMask)));
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(abs, _mm512_set1_epi32(int(kF32ExpMask)));
-    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
-    r = _mm512_srli_epi32(r, 16);
-    const __m512i q = _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(int(kBf16QuietBit)));
-    r = _mm512_mask_mov_epi32(r, nan, q);
-    return _mm512_cvtepi32_epi16(r);
-}
-
-inline __m512 bf16x16_to_float(__m256i h) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
+using avx512::rne16;
 
 void fp32_avx512(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        __m512 r = _mm512_loadu_ps(x + i);
-        const __m256i h0 = rne16(r);
-        r = _mm512_sub_ps(r, bf16x16_to_float(h0));
-        const __m256i h1 = rne16(r);
-        r = _mm512_sub_ps(r, bf16x16_to_float(h1));
+        __m256i h0, h1, h2;
+        avx512::split_fp32_16(_mm512_loadu_ps(x + i), &h0, &h1, &h2);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(s0 + i), h0);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(s1 + i), h1);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s2 + i), rne16(r));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s2 + i), h2);
     }
     if (i < n) split_kernels_portable().fp32(x + i, n - i, s0 + i, s1 + i, s2 + i);
+}
+
+// rne16(f) for f narrowed from doubles by cvtpd_ps. A normalised slice entry has at most 8
+// significant bits (split.h), so its FP32 pattern usually has a zero lower half; then rne16 is
+// the upper half: no carry reaches bit 16, and a NaN from cvtpd_ps is already quiet.
+inline __m256i bf16_of_narrowed(__m512 f) {
+    const __m512i u = _mm512_castps_si512(f);
+    if (_mm512_test_epi32_mask(u, _mm512_set1_epi32(0xFFFF)) != 0) return rne16(f);
+    return avx512::upper_halves(u);
 }
 
 inline __m512d ozaki_chunk8(__m512d x, __m512d sigma) {
@@ -73,64 +67,186 @@ AbsMax fp64_absmax_avx512(const double* x, std::size_t n, const Fp64Scales& sc, 
     return out;
 }
 
-template <bool Track>
+// S = sc.slices as a template argument: the slice loop unrolls and the residual maxima stay in
+// registers.
+template <bool Track, int S>
 SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                               double* resid_max) {
     const __m512d tiny = _mm512_set1_pd(kBf16MinNormal);
     const __m512d huge = _mm512_set1_pd(kBf16MaxFinite);
     const __m512d zero = _mm512_setzero_pd();
+    const int active = sc.active;
+    __m512d sigma[S], norm[S];
+    for (int t = 0; t < S; ++t) {
+        sigma[t] = _mm512_set1_pd(sc.sigma[t]);
+        norm[t] = _mm512_set1_pd(sc.norm[t]);
+    }
     __mmask8 subnormal = 0, overflow = 0;
-    __m512d mx[kFp64Slices + 1];
+    __m512d mx[S + 1];
     for (auto& m : mx) m = zero;
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m512d v0 = _mm512_loadu_pd(x + i), v1 = _mm512_loadu_pd(x + i + 8);
-        for (int t = 0; t < sc.slices; ++t) {
+        for (int t = 0; t < S; ++t) {
             if (Track) mx[t] = _mm512_max_pd(mx[t], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
-            if (t >= sc.active) {
+            if (t >= active) {
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), _mm256_setzero_si256());
                 continue;
             }
-            const __m512d sigma = _mm512_set1_pd(sc.sigma[t]), norm = _mm512_set1_pd(sc.norm[t]);
-            const __m512d c0 = ozaki_chunk8(v0, sigma), c1 = ozaki_chunk8(v1, sigma);
-            const __m512d z0 = _mm512_mul_pd(c0, norm), z1 = _mm512_mul_pd(c1, norm);
+            const __m512d c0 = ozaki_chunk8(v0, sigma[t]), c1 = ozaki_chunk8(v1, sigma[t]);
+            const __m512d z0 = _mm512_mul_pd(c0, norm[t]), z1 = _mm512_mul_pd(c1, norm[t]);
             const __m512d a0 = _mm512_abs_pd(z0), a1 = _mm512_abs_pd(z1);
             subnormal |= _mm512_cmp_pd_mask(a0, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a0, zero, _CMP_NEQ_OQ);
             subnormal |= _mm512_cmp_pd_mask(a1, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a1, zero, _CMP_NEQ_OQ);
             overflow |= _mm512_cmp_pd_mask(a0, huge, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a1, huge, _CMP_GT_OQ);
             // Round-to-nearest double -> float (default MXCSR, as the portable cast), then RNE.
             const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(z0)), _mm512_cvtpd_ps(z1), 1);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), rne16(f));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), bf16_of_narrowed(f));
             v0 = _mm512_sub_pd(v0, c0);
             v1 = _mm512_sub_pd(v1, c1);
         }
-        if (Track)
-            mx[sc.slices] = _mm512_max_pd(mx[sc.slices], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
+        if (Track) mx[S] = _mm512_max_pd(mx[S], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
     }
     int worst = overflow ? 2 : (subnormal ? 1 : 0);
     if (Track)
-        for (int t = 0; t <= sc.slices; ++t) {
+        for (int t = 0; t <= S; ++t) {
             const double m = _mm512_reduce_max_pd(mx[t]);
             if (m > resid_max[t]) resid_max[t] = m;
         }
     if (i < n) {
         bf16_t* tail[kFp64Slices] = {};
-        for (int t = 0; t < sc.slices; ++t) tail[t] = s[t] + i;
+        for (int t = 0; t < S; ++t) tail[t] = s[t] + i;
         const int w = static_cast<int>(split_kernels_portable().fp64(x + i, n - i, sc, tail, resid_max));
         worst = w > worst ? w : worst;
     }
     return static_cast<SliceStatus>(worst);
 }
 
+template <bool Track>
+SliceStatus fp64_split_slices(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                              double* resid_max) {
+    static_assert(kFp64Slices == 8, "one case per slice count");
+    switch (sc.slices) {
+        case 1: return fp64_split_avx512<Track, 1>(x, n, sc, s, resid_max);
+        case 2: return fp64_split_avx512<Track, 2>(x, n, sc, s, resid_max);
+        case 3: return fp64_split_avx512<Track, 3>(x, n, sc, s, resid_max);
+        case 4: return fp64_split_avx512<Track, 4>(x, n, sc, s, resid_max);
+        case 5: return fp64_split_avx512<Track, 5>(x, n, sc, s, resid_max);
+        case 6: return fp64_split_avx512<Track, 6>(x, n, sc, s, resid_max);
+        case 7: return fp64_split_avx512<Track, 7>(x, n, sc, s, resid_max);
+        case 8: return fp64_split_avx512<Track, 8>(x, n, sc, s, resid_max);
+        default: return split_kernels_portable().fp64(x, n, sc, s, resid_max);  // no slice written
+    }
+}
+
 SliceStatus fp64_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                         double* resid_max) {
-    return resid_max ? fp64_split_avx512<true>(x, n, sc, s, resid_max) : fp64_split_avx512<false>(x, n, sc, s, nullptr);
+    return resid_max ? fp64_split_slices<true>(x, n, sc, s, resid_max) : fp64_split_slices<false>(x, n, sc, s, nullptr);
+}
+
+std::uint64_t absbits_max_avx512(const double* x, std::size_t n) {
+    const __m512i abs = _mm512_set1_epi64(std::int64_t(kF64AbsMask));
+    __m512i m0 = _mm512_setzero_si512(), m1 = m0, m2 = m0, m3 = m0;
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        m0 = _mm512_max_epu64(m0, _mm512_and_si512(_mm512_loadu_si512(x + i), abs));
+        m1 = _mm512_max_epu64(m1, _mm512_and_si512(_mm512_loadu_si512(x + i + 8), abs));
+        m2 = _mm512_max_epu64(m2, _mm512_and_si512(_mm512_loadu_si512(x + i + 16), abs));
+        m3 = _mm512_max_epu64(m3, _mm512_and_si512(_mm512_loadu_si512(x + i + 24), abs));
+    }
+    for (; i + 8 <= n; i += 8) m0 = _mm512_max_epu64(m0, _mm512_and_si512(_mm512_loadu_si512(x + i), abs));
+    if (i < n) {
+        const __mmask8 k = __mmask8((1u << (n - i)) - 1);
+        m1 = _mm512_max_epu64(m1, _mm512_and_si512(_mm512_maskz_loadu_epi64(k, x + i), abs));
+    }
+    return _mm512_reduce_max_epu64(_mm512_max_epu64(_mm512_max_epu64(m0, m1), _mm512_max_epu64(m2, m3)));
+}
+
+void absbits_max_lanes_avx512(const double* x, std::size_t ld, int len, int n, std::uint64_t* m) {
+    const __m512i abs = _mm512_set1_epi64(std::int64_t(kF64AbsMask));
+    const int full = n / 8 * 8;
+    const __mmask8 k = __mmask8((1u << (n - full)) - 1);
+    for (int l = 0; l < len; ++l) {
+        const double* run = x + std::size_t(l) * ld;
+        int o = 0;
+        for (; o < full; o += 8) {
+            const __m512i v = _mm512_and_si512(_mm512_loadu_si512(run + o), abs);
+            _mm512_storeu_si512(m + o, _mm512_max_epu64(_mm512_loadu_si512(m + o), v));
+        }
+        if (k) {
+            const __m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi64(k, run + o), abs);
+            _mm512_mask_storeu_epi64(m + o, k, _mm512_max_epu64(_mm512_maskz_loadu_epi64(k, m + o), v));
+        }
+    }
+}
+
+// Lanes of y that are nonzero and below 2^-1022 in magnitude.
+inline __mmask8 below_normal8(__m512d y) {
+    const __m512d a = _mm512_abs_pd(y);
+    return _mm512_cmp_pd_mask(a, _mm512_set1_pd(DBL_MIN), _CMP_LT_OQ) &
+           _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_NEQ_OQ);
+}
+
+// x * f1 (* f2): the portable scale_fp64's products, in its order.
+template <bool TwoStep>
+inline __m512d scale8(__m512d x, __m512d f1, __m512d f2) {
+    const __m512d y = _mm512_mul_pd(x, f1);
+    return TwoStep ? _mm512_mul_pd(y, f2) : y;
+}
+
+template <bool TwoStep>
+bool scale_fp64_avx512_t(bool is_a, const BlockScale& bs, double* tile) {
+    __mmask8 sub = 0;
+    if (is_a) {
+        for (int r = 0; r < kTile; ++r) {
+            const __m512d f1 = _mm512_set1_pd(bs.f1[r]), f2 = _mm512_set1_pd(bs.f2[r]);
+            for (int kk = 0; kk < kTile; kk += 8) {
+                const __m512d y = scale8<TwoStep>(_mm512_load_pd(tile + r * kTile + kk), f1, f2);
+                sub |= below_normal8(y);
+                _mm512_store_pd(tile + r * kTile + kk, y);
+            }
+        }
+    } else {
+        // Row p of half h holds columns 16h + c at positions 2c and 2c + 1: the factors of the
+        // four registers of a row, each column's twice.
+        const __m512i lo = _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3), hi = _mm512_setr_epi64(4, 4, 5, 5, 6, 6, 7, 7);
+        for (int h = 0; h < 2; ++h) {
+            __m512d g1[4], g2[4];
+            for (int q = 0; q < 2; ++q) {
+                const __m512d a1 = _mm512_loadu_pd(bs.f1 + 16 * h + 8 * q), a2 = _mm512_loadu_pd(bs.f2 + 16 * h + 8 * q);
+                g1[2 * q] = _mm512_permutexvar_pd(lo, a1);
+                g1[2 * q + 1] = _mm512_permutexvar_pd(hi, a1);
+                g2[2 * q] = _mm512_permutexvar_pd(lo, a2);
+                g2[2 * q + 1] = _mm512_permutexvar_pd(hi, a2);
+            }
+            for (int p = 0; p < kTile / 2; ++p)
+                for (int q = 0; q < 4; ++q) {
+                    double* at = tile + h * kHalfElems + p * kTile + 8 * q;
+                    const __m512d y = scale8<TwoStep>(_mm512_load_pd(at), g1[q], g2[q]);
+                    sub |= below_normal8(y);
+                    _mm512_store_pd(at, y);
+                }
+        }
+    }
+    return sub != 0;
+}
+
+bool scale_fp64_avx512(bool is_a, const BlockScale& bs, double* tile) {
+    return bs.two_step ? scale_fp64_avx512_t<true>(is_a, bs, tile) : scale_fp64_avx512_t<false>(is_a, bs, tile);
 }
 
 }  // namespace
 
 const SplitKernels& split_kernels_avx512() {
-    static const SplitKernels k{fp32_avx512, fp64_absmax_avx512, fp64_avx512, gather_avx512<float>, gather_avx512<double>};
+    static const SplitKernels k{fp32_avx512,
+                                fp64_absmax_avx512,
+                                fp64_avx512,
+                                absbits_max_avx512,
+                                absbits_max_lanes_avx512,
+                                scale_fp64_avx512,
+                                gather_avx512<float>,
+                                gather_avx512<double>,
+                                gather_split_fp32_avx512};
     return k;
 }
 

@@ -228,6 +228,30 @@ void test_avx512_split_bitwise(void**) {
             assert_true(mp.value == mv.value);
         }
     }
+
+    // The exponent scans' maxima of |x| patterns, runs of every length mod 32 (tails), with
+    // negative zero, subnormals, Inf and NaN among them.
+    std::vector<double> xd(n);
+    for (auto& e : xd) e = std::ldexp(r.uniform() - 0.5, int(r.uniform() * 2000) - 1070);
+    xd[7] = -0.0;
+    xd[100] = -INFINITY;
+    xd[300] = NAN;
+    xd[301] = 4.9e-324;
+    for (std::size_t len : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(9), std::size_t(31),
+                            std::size_t(33), std::size_t(99), std::size_t(298), n})
+        for (std::size_t at : {std::size_t(0), std::size_t(1), std::size_t(100), std::size_t(250)}) {
+            if (at + len > n) continue;
+            assert_true(p.absbits_max(xd.data() + at, len) == v.absbits_max(xd.data() + at, len));
+        }
+    // Across runs: up to 100 lanes, runs of 0 to 40 values 61 apart, into maxima that start
+    // at a small pattern.
+    for (int lanes = 0; lanes <= 100; ++lanes)
+        for (int len : {0, 1, 7, 40}) {
+            std::vector<std::uint64_t> mp(101, 5), mv(101, 5);
+            p.absbits_max_lanes(xd.data() + lanes, 61, len, lanes, mp.data());
+            v.absbits_max_lanes(xd.data() + lanes, 61, len, lanes, mv.data());
+            assert_memory_equal(mp.data(), mv.data(), mp.size() * sizeof(std::uint64_t));
+        }
 }
 
 // The packed buffers, not just the split: the AVX-512 gathers (in-register transposes) must
