@@ -16,8 +16,9 @@
 // Numerical Algorithms, 2nd ed., Eq. (3.5)). The proof is docs/fp64-certificate.md; the
 // names below follow it.
 //
-// Pure functions of what the split and one extra BF16 product found (no matrix is read), so
-// the decision is the same on every backend and thread count: every input is exact or
+// Functions of what the split and one extra BF16 product found, and, for the rare entries
+// whose lower bound is 0, of exact comparisons of the operands with zero (zero_by_structure),
+// so the decision is the same on every backend and thread count: every input is exact or
 // computed in a fixed order (kernels/emulated_gemm.h, prepare_dgemm).
 #pragma once
 

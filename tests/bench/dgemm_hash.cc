@@ -1,0 +1,127 @@
+// Routed DGEMM results, hashed, for comparing two builds bit for bit; and a timing mode with the
+// phase times, for comparing two builds side by side (not a test; run by hand).
+//   amxblas_dgemm_hash [--threads T]                  one line per problem: inputs, status, FNV-1a
+//                                                     of C (5 input kinds x 5 shapes x products
+//                                                     6 ... 36 and auto); diff two builds' output
+//   amxblas_dgemm_hash --time N PRODUCTS REPS [--threads T]
+//                                                     median of REPS calls after one warm-up:
+//                                                     total, compute, reconstruction and its rate
+// Backend avx512 (the hash mode's bits are the same on every backend: kernels_gemm_test).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "policy/emulate.h"
+
+using namespace amxblas::kernels;
+
+namespace {
+
+std::uint64_t fnv1a(const void* p, std::size_t n) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::size_t i = 0; i < n; ++i) {
+        h ^= static_cast<const unsigned char*>(p)[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+const char* const kKinds[] = {
+    "uniform [-1,1]", "2^[-40,40] spread", "1/3 of entries 2^-950 beside O(1)", "2^[-300,300] spread",
+    "8-bit O(1) beside 2^-950 (slice shifts below 2^-925)"};
+
+void fill(std::vector<double>& x, int kind, std::mt19937_64& g) {
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (double& v : x) {
+        if (kind == 0) v = u(g);
+        else if (kind == 1) v = std::ldexp(u(g), int(g() % 80) - 40);
+        else if (kind == 2) v = (g() % 3 == 0) ? std::ldexp(u(g), -950) : u(g);
+        else if (kind == 3) v = std::ldexp(u(g), int(g() % 600) - 300);
+        else v = (g() % 3 == 0) ? std::ldexp(u(g), -950) : std::ldexp(std::round(std::ldexp(u(g), 7)), -7);
+    }
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    RunOptions o;
+    o.backend = Backend::avx512;
+    o.threads = 2;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--threads") {
+            o.threads = std::max(1, std::atoi(args[i + 1].c_str()));
+            args.erase(args.begin() + i, args.begin() + i + 2);
+            break;
+        }
+    if (!backend_usable(o.backend, false)) {
+        std::printf("backend avx512 cannot run here\n");
+        return 77;
+    }
+    if (args.empty()) {
+        const int shapes[][3] = {{64, 64, 64}, {200, 140, 530}, {257, 300, 513}, {512, 512, 512}, {33, 700, 1000}};
+        for (int kind = 0; kind < 5; ++kind)
+            for (const auto& s : shapes)
+                for (int products : {6, 10, 15, 21, 28, 36, kFp64Auto}) {
+                    std::mt19937_64 g(kind * 1000 + s[0] + s[1] + s[2]);
+                    const int m = s[0], n = s[1], k = s[2];
+                    std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
+                    fill(a, kind, g);
+                    fill(b, kind, g);
+                    fill(c, 0, g);
+                    o.fp64_products = products;
+                    const GemmArgs<double> gd{'N', 'N', m, n, k, 1.5, a.data(), m, b.data(), k, 0.25, c.data(), m};
+                    const char* why = amxblas::emulate_gemm(gd, o);
+                    std::printf("%-52s %4dx%4dx%4d products %3d: %-22s %016llx\n", kKinds[kind], m, n, k, products,
+                                why ? why : "ok", static_cast<unsigned long long>(fnv1a(c.data(), c.size() * sizeof(double))));
+                }
+        return 0;
+    }
+    if (args.size() != 4 || args[0] != "--time") {
+        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--time N PRODUCTS REPS]\n");
+        return 2;
+    }
+    const int n = std::atoi(args[1].c_str()), products = std::atoi(args[2].c_str()), reps = std::max(1, std::atoi(args[3].c_str()));
+    std::mt19937_64 g(5);
+    std::vector<double> a(std::size_t(n) * n), b(a.size()), c(a.size());
+    fill(a, 0, g);
+    fill(b, 0, g);
+    o.fp64_products = products;
+    PhaseTimes pt;
+    o.times = &pt;
+    std::vector<double> total, compute, recon;
+    for (int r = 0; r <= reps; ++r) {
+        const GemmArgs<double> gd{'N', 'N', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n};
+        const auto t0 = std::chrono::steady_clock::now();
+        if (const char* why = amxblas::emulate_gemm(gd, o)) {
+            std::printf("forwarded: %s\n", why);
+            return 1;
+        }
+        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r == 0) continue;  // warm-up
+        total.push_back(t);
+        compute.push_back(pt.compute_s);
+        recon.push_back(pt.reconstruct_s);
+    }
+    // The values bench_main.cc counts for the model: products x ru32(N)^2 x panels.
+    const double cells = double((n + 31) / 32 * 32) * double((n + 31) / 32 * 32), panels = double((n + 255) / 256);
+    std::printf("N=%d products=%d threads=%d: total %.1f ms, compute %.1f ms, reconstruction %.2f ms per thread, "
+                "%.3g values/s per core, C %016llx\n",
+                n, products, o.threads, 1e3 * median(total), 1e3 * median(compute), 1e3 * median(recon),
+                products * cells * panels / (median(recon) * o.threads),
+                static_cast<unsigned long long>(fnv1a(c.data(), c.size() * sizeof(double))));
+    return 0;
+}
