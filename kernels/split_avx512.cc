@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/microkernel.h"
 #include "kernels/split.h"
@@ -29,15 +30,6 @@ void fp32_avx512(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* 
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(s2 + i), h2);
     }
     if (i < n) split_kernels_portable().fp32(x + i, n - i, s0 + i, s1 + i, s2 + i);
-}
-
-// rne16(f) for f narrowed from doubles by cvtpd_ps. A normalised slice entry has at most 8
-// significant bits (split.h), so its FP32 pattern usually has a zero lower half; then rne16 is
-// the upper half: no carry reaches bit 16, and a NaN from cvtpd_ps is already quiet.
-inline __m256i bf16_of_narrowed(__m512 f) {
-    const __m512i u = _mm512_castps_si512(f);
-    if (_mm512_test_epi32_mask(u, _mm512_set1_epi32(0xFFFF)) != 0) return rne16(f);
-    return avx512::upper_halves(u);
 }
 
 inline __m512d ozaki_chunk8(__m512d x, __m512d sigma) {
@@ -68,20 +60,29 @@ AbsMax fp64_absmax_avx512(const double* x, std::size_t n, const Fp64Scales& sc, 
 }
 
 // S = sc.slices as a template argument: the slice loop unrolls and the residual maxima stay in
-// registers.
-template <bool Track, int S>
+// registers. The range checks accumulate in registers too (no mask moves per step): the
+// largest |z| for the overflow check, and the smallest |z| pattern minus 1 (a zero wraps to
+// the largest) for "nonzero and below 2^-126"; finite magnitudes order as their patterns do.
+// Narrowed: each slice is the upper half of its FP32 pattern (cvtpd_ps of z). A normalised
+// slice entry has at most 8 significant bits (split.h), so that pattern has a zero lower half,
+// and then rne16 is the upper half: no carry reaches bit 16, and a NaN from cvtpd_ps is
+// already quiet. *inexact says whether some lower half was not zero (a scale guess the packer
+// then refutes, or a safety-net case), and the caller runs the rne16 version (same stores,
+// same maxima) over the run again.
+template <bool Track, int S, bool Narrowed>
 SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
-                              double* resid_max) {
-    const __m512d tiny = _mm512_set1_pd(kBf16MinNormal);
-    const __m512d huge = _mm512_set1_pd(kBf16MaxFinite);
+                              double* resid_max, bool* inexact) {
     const __m512d zero = _mm512_setzero_pd();
+    const __m512i one = _mm512_set1_epi64(1);
     const int active = sc.active;
     __m512d sigma[S], norm[S];
     for (int t = 0; t < S; ++t) {
         sigma[t] = _mm512_set1_pd(sc.sigma[t]);
         norm[t] = _mm512_set1_pd(sc.norm[t]);
     }
-    __mmask8 subnormal = 0, overflow = 0;
+    __m512d top = zero;                           // max |z|
+    __m512i low = _mm512_set1_epi64(-1);          // min (pattern of |z|) - 1
+    __m512i lower_halves = _mm512_setzero_si512();  // OR of the narrowed patterns
     __m512d mx[S + 1];
     for (auto& m : mx) m = zero;
     std::size_t i = 0;
@@ -96,17 +97,32 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
             const __m512d c0 = ozaki_chunk8(v0, sigma[t]), c1 = ozaki_chunk8(v1, sigma[t]);
             const __m512d z0 = _mm512_mul_pd(c0, norm[t]), z1 = _mm512_mul_pd(c1, norm[t]);
             const __m512d a0 = _mm512_abs_pd(z0), a1 = _mm512_abs_pd(z1);
-            subnormal |= _mm512_cmp_pd_mask(a0, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a0, zero, _CMP_NEQ_OQ);
-            subnormal |= _mm512_cmp_pd_mask(a1, tiny, _CMP_LT_OQ) & _mm512_cmp_pd_mask(a1, zero, _CMP_NEQ_OQ);
-            overflow |= _mm512_cmp_pd_mask(a0, huge, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a1, huge, _CMP_GT_OQ);
+            top = _mm512_max_pd(top, _mm512_max_pd(a0, a1));
+            low = _mm512_min_epu64(low, _mm512_min_epu64(_mm512_sub_epi64(_mm512_castpd_si512(a0), one),
+                                                         _mm512_sub_epi64(_mm512_castpd_si512(a1), one)));
             // Round-to-nearest double -> float (default MXCSR, as the portable cast), then RNE.
             const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(z0)), _mm512_cvtpd_ps(z1), 1);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), bf16_of_narrowed(f));
+            __m256i h;
+            if (Narrowed) {
+                lower_halves = _mm512_or_si512(lower_halves, _mm512_castps_si512(f));
+                h = avx512::upper_halves(_mm512_castps_si512(f));
+            } else {
+                h = rne16(f);
+            }
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), h);
             v0 = _mm512_sub_pd(v0, c0);
             v1 = _mm512_sub_pd(v1, c1);
         }
         if (Track) mx[S] = _mm512_max_pd(mx[S], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
     }
+    if (Narrowed) {
+        *inexact = _mm512_test_epi32_mask(lower_halves, _mm512_set1_epi32(0xFFFF)) != 0;
+        if (*inexact) return SliceStatus::ok;
+    }
+    const bool overflow = _mm512_cmp_pd_mask(top, _mm512_set1_pd(kBf16MaxFinite), _CMP_GT_OQ) != 0;
+    std::uint64_t tiny_bits;
+    std::memcpy(&tiny_bits, &kBf16MinNormal, sizeof tiny_bits);
+    const bool subnormal = _mm512_cmplt_epu64_mask(low, _mm512_set1_epi64(std::int64_t(tiny_bits - 1))) != 0;
     int worst = overflow ? 2 : (subnormal ? 1 : 0);
     if (Track)
         for (int t = 0; t <= S; ++t) {
@@ -120,6 +136,14 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
         worst = w > worst ? w : worst;
     }
     return static_cast<SliceStatus>(worst);
+}
+
+template <bool Track, int S>
+SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                              double* resid_max) {
+    bool inexact = false;
+    const SliceStatus st = fp64_split_avx512<Track, S, true>(x, n, sc, s, resid_max, &inexact);
+    return inexact ? fp64_split_avx512<Track, S, false>(x, n, sc, s, resid_max, &inexact) : st;
 }
 
 template <bool Track>
