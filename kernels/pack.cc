@@ -367,12 +367,17 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
     const auto pack_block = [&](int p, int s, int who) {
         Fp64PackPartial& mine = part[who];
         alignas(64) double tile[kStepElems];
-        gather_block<IsA>(x, sk, p, s, tile);
         const int count = std::min(kTile, outer - p * kTile);
+        BlockSource kind;
+        const double* src = full_block<IsA>(x, p, s, &kind);
         if (exps) {
             BlockScale bs;
             block_scale(exps, p * kTile, count, &bs);
-            mine.subnormal = sk.scale_fp64(IsA, bs, tile) || mine.subnormal;
+            const bool sub = src ? sk.gather_scale_fp64(kind, src, std::size_t(x.ld), IsA, bs, tile)
+                                 : (gather_block<IsA>(x, sk, p, s, tile), sk.scale_fp64(IsA, bs, tile));
+            mine.subnormal = sub || mine.subnormal;
+        } else {
+            gather_block<IsA>(x, sk, p, s, tile);
         }
         const std::size_t o = offset(out, p, s);
         bf16_t* dst[kFp64Slices] = {};

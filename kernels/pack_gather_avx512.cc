@@ -124,6 +124,47 @@ struct SplitSink {  // split at once (split_avx512.h), each slice's 16 values to
     void put(int e, __m512d r) const { put(e, _mm512_castpd_ps(r)); }
 };
 
+// Scaled by rows (A) or columns (B) on the way into the staging tile (split.h, BlockScale;
+// the products of scale_fp64 in its order), keeping min(pattern of |y|) - 1 (a zero wraps to
+// the largest) for the check "nonzero and below 2^-1022": finite and infinite magnitudes order
+// as their patterns do, and a NaN's pattern is above them all, as the check needs.
+template <bool IsA, bool TwoStep>
+struct ScaleSink {
+    double* tile;
+    const BlockScale& bs;
+    __m512d g1[2][4], g2[2][4];  // B: the factors of the four registers of a row of each half
+    mutable __m512i low = _mm512_set1_epi64(-1);
+    ScaleSink(double* t, const BlockScale& b) : tile(t), bs(b) {
+        if (IsA) return;
+        const __m512i lo = _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3), hi = _mm512_setr_epi64(4, 4, 5, 5, 6, 6, 7, 7);
+        for (int h = 0; h < 2; ++h)
+            for (int q = 0; q < 2; ++q) {
+                const __m512d a1 = _mm512_loadu_pd(bs.f1 + 16 * h + 8 * q), a2 = _mm512_loadu_pd(bs.f2 + 16 * h + 8 * q);
+                g1[h][2 * q] = _mm512_permutexvar_pd(lo, a1);
+                g1[h][2 * q + 1] = _mm512_permutexvar_pd(hi, a1);
+                g2[h][2 * q] = _mm512_permutexvar_pd(lo, a2);
+                g2[h][2 * q + 1] = _mm512_permutexvar_pd(hi, a2);
+            }
+    }
+    void put(int e, __m512d r) const {
+        __m512d y;
+        if (IsA) {
+            y = _mm512_mul_pd(r, _mm512_set1_pd(bs.f1[e / kTile]));
+            if (TwoStep) y = _mm512_mul_pd(y, _mm512_set1_pd(bs.f2[e / kTile]));
+        } else {
+            const int h = e / kHalfElems, q = (e % kTile) / 8;
+            y = _mm512_mul_pd(r, g1[h][q]);
+            if (TwoStep) y = _mm512_mul_pd(y, g2[h][q]);
+        }
+        const __m512i bits = _mm512_and_si512(_mm512_castpd_si512(y), _mm512_set1_epi64(0x7FFFFFFFFFFFFFFF));
+        low = _mm512_min_epu64(low, _mm512_sub_epi64(bits, _mm512_set1_epi64(1)));
+        _mm512_store_pd(tile + e, y);
+    }
+    bool below_normal() const {
+        return _mm512_cmplt_epu64_mask(low, _mm512_set1_epi64(0x000FFFFFFFFFFFFF)) != 0;  // DBL_MIN's pattern - 1
+    }
+};
+
 // The transposing gathers, a_n and b_n, in units of 64 / L bytes (one value of A; one K pair
 // of B): unit (u, v) of src, at byte u * unit + v * ld * sizeof(T), goes to byte
 // v * unit + u * kTile * sizeof(T) of the packed block, for u < rows and v < cols, as L x L
@@ -182,6 +223,19 @@ void gather_to(BlockSource kind, const T* src, std::size_t ld, const Sink& sink)
 template <typename T>
 void gather_avx512(BlockSource kind, const T* src, std::size_t ld, T* tile) {
     gather_to(kind, src, ld, TileSink<T>{tile});
+}
+
+template <bool IsA, bool TwoStep>
+bool gather_scale_t(BlockSource kind, const double* src, std::size_t ld, const BlockScale& bs, double* tile) {
+    const ScaleSink<IsA, TwoStep> sink(tile, bs);
+    gather_to(kind, src, ld, sink);
+    return sink.below_normal();
+}
+
+bool gather_scale_fp64_avx512(BlockSource kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
+                              double* tile) {
+    if (is_a) return bs.two_step ? gather_scale_t<true, true>(kind, src, ld, bs, tile) : gather_scale_t<true, false>(kind, src, ld, bs, tile);
+    return bs.two_step ? gather_scale_t<false, true>(kind, src, ld, bs, tile) : gather_scale_t<false, false>(kind, src, ld, bs, tile);
 }
 
 void gather_split_fp32_avx512(BlockSource kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1, bf16_t* s2) {

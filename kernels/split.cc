@@ -129,6 +129,12 @@ void gather_split_fp32_portable(BlockSource kind, const float* src, std::size_t 
     fp32_portable(tile, kStepElems, s0, s1, s2);
 }
 
+bool gather_scale_fp64_portable(BlockSource kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
+                                double* tile) {
+    gather_portable(kind, src, ld, tile);
+    return scale_fp64_portable(is_a, bs, tile);
+}
+
 }  // namespace
 
 double ozaki_sigma(double maxabs) {
@@ -151,7 +157,8 @@ const SplitKernels& split_kernels_portable() {
                                 scale_fp64_portable,
                                 gather_portable<float>,
                                 gather_portable<double>,
-                                gather_split_fp32_portable};
+                                gather_split_fp32_portable,
+                                gather_scale_fp64_portable};
     return k;
 }
 

@@ -92,8 +92,14 @@ struct SplitKernels {
     // each register as the gather leaves it, with no staging tile.
     void (*gather_split_fp32)(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
                               bf16_t* s2);
+    // A full FP64 block gathered into tile and scaled (scale_fp64) on the way: what gather_fp64
+    // then scale_fp64 give, the same return included.
+    bool (*gather_scale_fp64)(BlockSource src_kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
+                              double* tile);
 };
 
+bool gather_scale_fp64_avx512(BlockSource src_kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
+                              double* tile);
 void gather_split_fp32_avx512(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
                               bf16_t* s2);
 
