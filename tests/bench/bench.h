@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -120,14 +121,15 @@ double tile_seconds(const TileCounts& c, int cores);
 // rates (per core, this machine) plus the tile model, against native SGEMM/DGEMM.
 struct MeasuredPhases {
     double scan_bytes_per_core_s_fp32 = 0, scan_bytes_per_core_s_fp64 = 0;  // the domain scan
-    double sp_bytes_per_core_s_fp32 = 0, sp_bytes_per_core_s_fp64 = 0;  // split + pack
+    double sp_bytes_per_core_s_fp32 = 0;                  // split + pack, FP32
+    std::map<Route, double> sp_bytes_per_core_s_fp64;     // split + pack, per FP64 route
     double recon_values_per_core_s_fp32 = 0;  // FP32 panel adds (values added per second)
     double recon_values_per_core_s_fp64 = 0;  // FP64 widen-adds (tile values widened per second)
     int from_n = 0;                           // the order they were measured at
 };
 // Prints the model table and its PASS/MISS lines; writes model.csv.
 void print_amx_model(const MeasuredPhases& m, int cores, const std::string& csv_path);
-// Bytes split + pack moves (bench_main.cc's definition).
-double split_pack_bytes(const Shape& s, bool fp64);
+// Bytes split + pack moves on route r (bench_main.cc's definition: the slices r writes).
+double split_pack_bytes(const Shape& s, Route r);
 
 }  // namespace amxblas::bench

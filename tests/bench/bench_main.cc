@@ -156,11 +156,11 @@ struct Row {
 int ru32(int x) { return (x + 31) / 32 * 32; }
 
 // Bytes that split + pack moves, by this benchmark's definition: the FP input read once
-// (m*k + k*n values) plus every packed BF16 component buffer written once (slices x
+// (m*k + k*n values) plus every packed BF16 component buffer the route writes, once (slices x
 // (ru32(m) + ru32(n)) x ru32(k) x 2 bytes; ru32 = rounded up to 32).
-double sp_bytes(const Shape& s, bool fp64) {
-    const double in = (double(s.m) * s.k + double(s.k) * s.n) * (fp64 ? 8 : 4);
-    const double out = (fp64 ? 6 : 3) * 2.0 * (double(ru32(s.m)) + ru32(s.n)) * ru32(s.k);
+double sp_bytes(const Shape& s, Route r) {
+    const double in = (double(s.m) * s.k + double(s.k) * s.n) * (route_is_fp64(r) ? 8 : 4);
+    const double out = route_slices(r) * 2.0 * (double(ru32(s.m)) + ru32(s.n)) * ru32(s.k);
     return in + out;
 }
 
@@ -315,7 +315,7 @@ void measure_problem(const Problem& p, InputClass c, bool timed, const Options& 
                 row.split_pack_s = median(sp);
                 row.compute_s = median(cp);
                 row.recon_s = median(rc);
-                row.split_pack_bytes = sp_bytes(s, fp64);
+                row.split_pack_bytes = sp_bytes(s, r);
                 row.split_pack_gbs = row.split_pack_bytes / row.split_pack_s / 1e9;
                 row.scan_s = median(scan);
                 row.scan_frac = row.scan_s / row.time_s;
@@ -434,7 +434,8 @@ int run_main(const Options& o) {
                 "the same precision; *_exact: Cref = exact dot products (__float128) on %d random (i,j)\n",
                 o.sample);
     std::printf("split+pack bytes = FP input read once ((mk+kn) x 4 or 8 B) + BF16 component buffers written\n"
-                "once (slices x (ru32(m)+ru32(n)) x ru32(k) x 2 B; 3 slices FP32, 6 FP64); GB/s = bytes/split_pack_s\n"
+                "once (slices x (ru32(m)+ru32(n)) x ru32(k) x 2 B; the slices the route writes: 3 for FP32, d for FP64-d(d+1)/2,\n"
+                "so 3 for FP64-6 and 6 for FP64-21); GB/s = bytes/split_pack_s\n"
                 "(the FP64 split_pack_s also includes its exponent scan, a second read of the input)\n");
     std::fflush(stdout);
     openblas_set_num_threads(o.threads);
@@ -513,7 +514,9 @@ int run_main(const Options& o) {
     };
     for (const Row& r : rows) {
         if (!big || r.input != "uniform" || r.status != "ok" || route_is_baseline(r.route)) continue;
-        if (!r.s.square() || !sp_target_n(r.s.n) || (r.route != Route::fp32 && r.route != Route::fp64_6)) continue;
+        if (!r.s.square() || !sp_target_n(r.s.n) ||
+            (r.route != Route::fp32 && r.route != Route::fp64_6 && r.route != Route::fp64_21))
+            continue;
         char b[200];
         std::snprintf(b, sizeof b, "split+pack %s N=%d: %.2f GB/s >= half of memcpy (%.2f GB/s)", route_name(r.route),
                       r.s.n, r.split_pack_gbs, mc_all / 2);
@@ -553,10 +556,9 @@ int run_main(const Options& o) {
             mp.sp_bytes_per_core_s_fp32 = r.split_pack_bytes / (r.split_pack_s * o.threads);
             if (panels > 1) mp.recon_values_per_core_s_fp32 = cells * (panels - 1) / (r.recon_s * o.threads);
         } else {
-            if (r.route == Route::fp64_6) {
-                mp.sp_bytes_per_core_s_fp64 = r.split_pack_bytes / (r.split_pack_s * o.threads);
-                mp.scan_bytes_per_core_s_fp64 = scan_bytes / (r.scan_s * o.threads);
-            }
+            // Each FP64 route's own split + pack rate: the split's arithmetic grows with its slices.
+            mp.sp_bytes_per_core_s_fp64[r.route] = r.split_pack_bytes / (r.split_pack_s * o.threads);
+            if (r.route == Route::fp64_6) mp.scan_bytes_per_core_s_fp64 = scan_bytes / (r.scan_s * o.threads);
             fp64_values += route_products(r.route) * cells * panels;
             fp64_recon += r.recon_s;
         }
@@ -564,7 +566,7 @@ int run_main(const Options& o) {
     }
     if (fp64_recon > 0) mp.recon_values_per_core_s_fp64 = fp64_values / (fp64_recon * o.threads);
     if (mp.scan_bytes_per_core_s_fp32 > 0 && mp.scan_bytes_per_core_s_fp64 > 0 && mp.sp_bytes_per_core_s_fp32 > 0 &&
-        mp.sp_bytes_per_core_s_fp64 > 0 && mp.recon_values_per_core_s_fp32 > 0 && mp.recon_values_per_core_s_fp64 > 0)
+        !mp.sp_bytes_per_core_s_fp64.empty() && mp.recon_values_per_core_s_fp32 > 0 && mp.recon_values_per_core_s_fp64 > 0)
         print_amx_model(mp, o.threads, o.out + "/model.csv");
     else
         std::printf("\n== Whole-call AMX model: skipped (needs fp32 and fp64 rows at one N >= 512) ==\n");
@@ -650,7 +652,7 @@ int run_sweep(const Options& o) {
 
 }  // namespace
 
-double split_pack_bytes(const Shape& s, bool fp64) { return sp_bytes(s, fp64); }
+double split_pack_bytes(const Shape& s, Route r) { return sp_bytes(s, r); }
 
 }  // namespace amxblas::bench
 

@@ -5,7 +5,8 @@
 //                    threads), bytes per second per core at the largest N of the run,
 //                    extrapolated by the bytes read ((mk + kn) x 4 or 8)
 //   split + pack     measured here (avx512 build, this machine), bytes per second per core at
-//                    the largest N of the run, extrapolated by bytes (split_pack_bytes)
+//                    the largest N of the run, each route its own (FP64-21 splits 6 slices,
+//                    FP64-6 3), extrapolated by the bytes that route moves (split_pack_bytes)
 //   reconstruction   measured here (PhaseTimes::reconstruct_s), values per second per core,
 //                    extrapolated by the values added: FP32 ru32(M) ru32(N) (panels - 1) panel
 //                    adds; FP64 Np ru32(M) ru32(N) panels widen-adds
@@ -64,14 +65,23 @@ std::string paper_ratio(Route r, int n) {
 void print_amx_model(const MeasuredPhases& m, int cores, const std::string& csv_path) {
     std::printf("\n== Whole-call AMX model: measured phases (this machine, N = %d, extrapolated) + tile model, "
                 "%d cores ==\n", m.from_n, cores);
-    std::printf("domain scan %.2f / %.2f GB/s per core (FP32 / FP64); split+pack %.2f / %.2f GB/s per core;\n"
+    std::string sp64;
+    for (Route r : kModelRoutes)
+        if (route_is_fp64(r)) {
+            const auto it = m.sp_bytes_per_core_s_fp64.find(r);
+            char b[64];
+            std::snprintf(b, sizeof b, "%s%s %.2f", sp64.empty() ? "" : ", ", route_name(r),
+                          it == m.sp_bytes_per_core_s_fp64.end() ? 0.0 : it->second / 1e9);
+            sp64 += b;
+        }
+    std::printf("domain scan %.2f / %.2f GB/s per core (FP32 / FP64); split+pack GB/s per core: fp32 %.2f, %s;\n"
                 "reconstruction %.3g / %.3g values/s per core\n"
                 "(FP32 panel adds / FP64 widen-adds); tile work: TDPBF16PS %.0f, TILELOADD %.0f, TILESTORED %.0f cycles,\n"
                 "%.1f GHz; native: %.0f (SGEMM) / %.0f (DGEMM) FLOP/cycle/core at %.0f%%, %.1f GHz. ratio = native / AMX\n"
                 "(ideal tile model); ratio_f6 = the same with the tile work at 4x native SGEMM (paper Figure 6).\n"
                 "Assumptions and sources: tests/bench/bench_model.cc.\n",
                 m.scan_bytes_per_core_s_fp32 / 1e9, m.scan_bytes_per_core_s_fp64 / 1e9,
-                m.sp_bytes_per_core_s_fp32 / 1e9, m.sp_bytes_per_core_s_fp64 / 1e9, m.recon_values_per_core_s_fp32,
+                m.sp_bytes_per_core_s_fp32 / 1e9, sp64.c_str(), m.recon_values_per_core_s_fp32,
                 m.recon_values_per_core_s_fp64, kTdpCycles, kLoadCycles, kStoreCycles, kAmxClockHz / 1e9,
                 kSgemmFlopsPerCycle, kDgemmFlopsPerCycle, 100 * kNativeEfficiency, kNativeClockHz / 1e9);
     std::printf("%-6s %-8s %9s %10s %10s %10s %10s %10s %7s %8s %7s  %s\n", "N", "route", "scan_ms", "sp+pk_ms", "recon_ms",
@@ -88,8 +98,10 @@ void print_amx_model(const MeasuredPhases& m, int cores, const std::string& csv_
         for (int n : kModelSizes) {
             const Shape s{n, n, n};
             const bool fp64 = route_is_fp64(r);
-            const double sp_rate = fp64 ? m.sp_bytes_per_core_s_fp64 : m.sp_bytes_per_core_s_fp32;
-            const double sp = split_pack_bytes(s, fp64) / (sp_rate * cores);
+            const auto it = m.sp_bytes_per_core_s_fp64.find(r);
+            if (fp64 && it == m.sp_bytes_per_core_s_fp64.end()) continue;  // the route did not run
+            const double sp_rate = fp64 ? it->second : m.sp_bytes_per_core_s_fp32;
+            const double sp = split_pack_bytes(s, r) / (sp_rate * cores);
             const double scan = 2.0 * n * double(n) * (fp64 ? 8 : 4) /
                                 ((fp64 ? m.scan_bytes_per_core_s_fp64 : m.scan_bytes_per_core_s_fp32) * cores);
             const double panels = double((n + 255) / 256);
