@@ -9,6 +9,19 @@ using namespace amxblas::kernels;
 
 namespace {
 
+// A packed operand of `slices` slices over buf, filled with 0xFFFF (a NaN pattern, so an entry
+// the packer forgets shows), for op(X) with `outer` rows (A) or columns (B) and depth k.
+PackedOperand packed_over(std::vector<bf16_t>* buf, int slices, int outer, int k) {
+    const std::size_t elems = packed_slice_elems(outer, k);
+    buf->assign(elems * slices, 0xFFFF);
+    PackedOperand out;
+    out.slices = slices;
+    out.panels = round_up_tile(outer) / kTile;
+    out.ksteps = round_up_tile(k) / kTile;
+    for (int s = 0; s < slices; ++s) out.slice[s] = buf->data() + s * elems;
+    return out;
+}
+
 bf16_t rne_bits(std::uint32_t u) { return bf16_rne(bits_float(u)); }
 
 void test_bf16_rne_ties_to_even(void**) {
@@ -267,16 +280,10 @@ void check_pack_bitwise(char trans, bool is_a, int rows, int cols, int threads) 
     const OperandView<T> v{trans, rows, cols, x.data(), ld};
     const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
     const int slices = sizeof(T) == 4 ? kFp32Slices : kFp64Slices;
-    const std::size_t elems = packed_slice_elems(outer, k);
     std::vector<bf16_t> buf[2];
     const SplitKernels* tables[2] = {&split_kernels_portable(), &split_kernels_avx512()};
     for (int t = 0; t < 2; ++t) {
-        buf[t].assign(elems * slices, 0xFFFF);
-        PackedOperand out;
-        out.slices = slices;
-        out.panels = round_up_tile(outer) / kTile;
-        out.ksteps = round_up_tile(k) / kTile;
-        for (int s = 0; s < slices; ++s) out.slice[s] = buf[t].data() + s * elems;
+        const PackedOperand out = packed_over(&buf[t], slices, outer, k);
         if constexpr (sizeof(T) == 4) {
             (is_a ? pack_a_fp32 : pack_b_fp32)(v, out, *tables[t], threads);
         } else {
@@ -343,18 +350,12 @@ void check_fused_fp64(const std::vector<double>& x, int rows, int cols, char tra
         }
     assert_true(any == nonzero);
     const OperandView<double> vs{trans, rows, cols, xs.data(), stored_rows};
-    const std::size_t elems = packed_slice_elems(outer, k);
     std::vector<bf16_t> buf[2];
     Fp64Scales sc0;
     Fp64Split sp;
     const char* why[2] = {nullptr, nullptr};
     for (int t = 0; t < 2; ++t) {
-        buf[t].assign(elems * slices, 0xFFFF);
-        PackedOperand out;
-        out.slices = slices;
-        out.panels = round_up_tile(outer) / kTile;
-        out.ksteps = round_up_tile(k) / kTile;
-        for (int s = 0; s < slices; ++s) out.slice[s] = buf[t].data() + s * elems;
+        const PackedOperand out = packed_over(&buf[t], slices, outer, k);
         if (t == 0) {
             assert_null(fp64_scales(vs, sk, 2, slices, &sc0));
             why[t] = (is_a ? pack_a_fp64 : pack_b_fp64)(vs, nullptr, sc0, out, sk, 2);
@@ -384,7 +385,6 @@ void check_scan_split_pack(const std::vector<double>& x, int rows, int cols, cha
     const int stored_rows = trans == 'N' ? rows : cols;
     const OperandView<double> v{trans, rows, cols, x.data(), stored_rows};
     const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
-    const std::size_t elems = packed_slice_elems(outer, k);
     std::vector<bf16_t> buf[2];
     std::vector<int> exps[2];
     std::vector<unsigned char> zero[2];
@@ -397,12 +397,7 @@ void check_scan_split_pack(const std::vector<double>& x, int rows, int cols, cha
         zero[w].assign(outer, 9);
         norms[w].assign(std::size_t(slices) * outer, -1.0);
         sp[w].norms = norms[w].data();
-        buf[w].assign(elems * slices, 0xFFFF);
-        PackedOperand out;
-        out.slices = slices;
-        out.panels = round_up_tile(outer) / kTile;
-        out.ksteps = round_up_tile(k) / kTile;
-        for (int s = 0; s < slices; ++s) out.slice[s] = buf[w].data() + s * elems;
+        const PackedOperand out = packed_over(&buf[w], slices, outer, k);
         if (w == 0) {
             why[w] = fp64_outer_exponents(v, is_a, threads, exps[w].data(), &nonzero[w], zero[w].data());
             if (!why[w])
