@@ -9,6 +9,13 @@ using namespace amxblas::kernels;
 
 namespace {
 
+// The split tables this CPU runs: the portable one, and the AVX-512 one where it can run.
+std::vector<const SplitKernels*> split_tables_here() {
+    std::vector<const SplitKernels*> tables = {&split_kernels_portable()};
+    if (cpu_has_avx512_split()) tables.push_back(&split_kernels_avx512());
+    return tables;
+}
+
 // A packed operand of `slices` slices over buf, filled with 0xFFFF (a NaN pattern, so an entry
 // the packer forgets shows), for op(X) with `outer` rows (A) or columns (B) and depth k.
 PackedOperand packed_over(std::vector<bf16_t>* buf, int slices, int outer, int k) {
@@ -438,8 +445,7 @@ void test_fp64_scan_split_pack_matches(void**) {
     inputs.push_back(x);
     x[1234] = -INFINITY;
     inputs.push_back(x);
-    std::vector<const SplitKernels*> tables = {&split_kernels_portable()};
-    if (cpu_has_avx512_split()) tables.push_back(&split_kernels_avx512());
+    const std::vector<const SplitKernels*> tables = split_tables_here();
     for (const SplitKernels* sk : tables)
         for (const auto& in : inputs)
             for (char trans : {'N', 'T'})
@@ -472,8 +478,7 @@ void test_fp64_fused_pack_matches(void**) {
     x[5] = 4.9e-324;
     x[6] = 0x1.fffffffffffffp1023;
     inputs.push_back(x);
-    std::vector<const SplitKernels*> tables = {&split_kernels_portable()};
-    if (cpu_has_avx512_split()) tables.push_back(&split_kernels_avx512());
+    const std::vector<const SplitKernels*> tables = split_tables_here();
     for (const SplitKernels* sk : tables)
         for (const auto& in : inputs)
             for (char trans : {'N', 'T'})
