@@ -29,6 +29,8 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+std::vector<double> mins;  // the fastest repetition of each phase, in order
+
 struct Packed {
     std::vector<bf16_t> mem;
     PackedOperand op;
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
             f();
             if (r > 0) t.push_back(now_s() - t0);
         }
+        mins.push_back(*std::min_element(t.begin(), t.end()));
         return median(t);
     };
     bool nz;
@@ -86,6 +89,11 @@ int main(int argc, char** argv) {
     const double scan_b = timed([&] { fp64_outer_exponents(vb, false, threads, eb.data(), &nz, zb.data()); });
     const double pack_b = timed([&] { split_pack_b_fp64(vb, eb.data(), true, &sb, pb.op, sk, threads); });
     const double fused_b = timed([&] { scan_split_pack_b_fp64(vb, eb.data(), zb.data(), &nz, &sb, pb.op, sk, threads); });
+    const double fused_ab = timed([&] {
+        scan_split_pack_a_fp64(va, ea.data(), za.data(), &nz, &sa, pa.op, sk, threads);
+        scan_split_pack_b_fp64(vb, eb.data(), zb.data(), &nz, &sb, pb.op, sk, threads);
+    });
+    const double fused_ab_min = mins.back();
     std::vector<double> src(a.size()), dst(a.size() + std::size_t(out_bytes / 16));
     const double mc = timed([&] {
         parallel_for(threads, threads, [&](int w, int) {
@@ -97,9 +105,6 @@ int main(int argc, char** argv) {
     const int blocks = pa.op.panels * pa.op.ksteps;
     alignas(64) static double tile[kStepElems];
     for (int i = 0; i < kStepElems; ++i) tile[i] = u(g);
-    alignas(64) static bf16_t outb[kFp64Slices][kStepElems];
-    bf16_t* dsts[kFp64Slices];
-    for (int s = 0; s < kFp64Slices; ++s) dsts[s] = outb[s];
     const Fp64Scales sc = sa.sc;
     const double split_only = timed([&] {
         parallel_for(threads, threads, [&](int w, int) {
@@ -126,7 +131,9 @@ int main(int argc, char** argv) {
     line("fused B (driver)", fused_b, in_bytes / 2 + out1);
     line("split arithmetic alone, A's blocks", split_only, out1);
     line("memcpy of op(A) (r+w)", mc, in_bytes);
-    std::printf("  fused A + B: %.3f ms = %.1f GB/s (input read once + slices written, as bench.sh counts)\n",
-                1e3 * (fused_a + fused_b), (in_bytes + out_bytes) / (fused_a + fused_b) / 1e9);
+    std::printf("  fused A then B: median %.3f ms = %.1f GB/s, fastest %.3f ms = %.1f GB/s (input read once + slices "
+                "written, as bench.sh counts)\n",
+                1e3 * fused_ab, (in_bytes + out_bytes) / fused_ab / 1e9, 1e3 * fused_ab_min,
+                (in_bytes + out_bytes) / fused_ab_min / 1e9);
     return 0;
 }
