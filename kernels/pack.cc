@@ -15,6 +15,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/per_participant.h"
 #include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
@@ -221,16 +222,16 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
 }
 
 // One participant's part of a reduction, a cache line of its own.
-struct alignas(64) Fp64PackPartial {
+struct alignas(kCacheLine) Fp64PackPartial {
     int worst = 0;
     bool subnormal = false;
     double mx[kFp64Slices + 1] = {};
 };
-struct alignas(64) AbsMaxPartial {
+struct alignas(kCacheLine) AbsMaxPartial {
     double mx = 0;
     bool nonfinite = false;
 };
-struct alignas(64) ExponentPartial {
+struct alignas(kCacheLine) ExponentPartial {
     bool bad = false, any = false;
 };
 
@@ -315,7 +316,7 @@ int ceil_log2(double m) {  // m > 0 and finite
 struct ExponentScan {
     int* exps;
     unsigned char* zero;  // optional
-    std::vector<ExponentPartial> part;
+    PerParticipant<ExponentPartial> part;
     ExponentScan(int* e, unsigned char* z, int threads) : exps(e), zero(z), part(std::max(1, threads)) {}
     void record(int o, std::uint64_t m, int who) {
         const bool nf = m >= kF64InfBits;
@@ -366,7 +367,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
     const int participants = std::max(1, threads);
     // With guess: one partial per participant and panel (a panel packed again replaces its
     // own), and each participant's maxima of the rows' |x| patterns.
-    std::vector<Fp64PackPartial> part(guess ? std::size_t(participants) * out.panels : std::size_t(participants));
+    PerParticipant<Fp64PackPartial> part(guess ? std::size_t(participants) * out.panels : std::size_t(participants));
     std::vector<std::uint64_t> rowmax(guess ? std::size_t(participants) * outer : 0);
     const int* use_exps = guess ? guess : exps;
     const auto pack_block = [&](int p, int s, int who) {
@@ -494,7 +495,7 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
         ld *= 2;
     }
     for (int r = sc->active; r < sc->slices; ++r) {
-        std::vector<AbsMaxPartial> part(std::max(1, threads));
+        PerParticipant<AbsMaxPartial> part(std::max(1, threads));
         parallel_for(threads, runs, [&](int j, int who) {
             const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * ld, std::size_t(len), *sc, r);
             part[who].mx = std::max(part[who].mx, m.value);
@@ -595,7 +596,7 @@ const char* complex_outer_exponents(const OperandView<double>& x, bool as_rows, 
     const int crows = is_a ? x.rows : x.rows / 2, ccols = x.cols / 2;
     const int couter = as_rows ? crows : ccols, clen = as_rows ? ccols : crows;
     const int per = (is_a && as_rows) ? 1 : 2;  // op(X') rows or columns per complex one
-    std::vector<ExponentPartial> part(std::max(1, threads));
+    PerParticipant<ExponentPartial> part(std::max(1, threads));
     parallel_for(threads, couter, [&](int o, int who) {
         double m = 0;
         bool nf = false;
