@@ -679,32 +679,38 @@ namespace {
 // op(A) = A stored by columns: a row's exponent needs all of its K values, which lie across
 // every stored column, so a scan before the pack reads A twice. Instead the pack can scale by
 // guessed exponents, take the rows' true maxima from the blocks it gathers, and pack again the
-// few panels whose guess was wrong (pack_fp64). The guess: each row's exponent over two
-// samples of 32 columns, the first and the last; taken when k >= 4 * 32 and the two samples
-// agree on at least 15/16 of the rows (dense data of one scale, where the whole row's
+// few panels whose guess was wrong (pack_fp64). The guess: each row's exponent over three
+// samples of 32 columns, the first, the middle and the last; taken when k >= 4 * 32 and the
+// samples agree on at least 15/16 of the rows (dense data of one scale, where the whole row's
 // exponent is the samples' one), else nothing (false): spread data would repack too many.
+// (Data that agrees in the samples and is larger between them for many rows, all panels packed
+// twice, is the worst case: about one extra pack of op(A), against the scan it saves.)
 bool guess_row_exponents(const OperandView<double>& a, const SplitKernels& sk, int threads, std::vector<int>* guess) {
     const int m = a.rows, k = a.cols;
     if (k < 4 * kTile || m < kTile) return false;
     const std::size_t ld = std::size_t(a.ld);
-    std::vector<std::uint64_t> m0(std::size_t(m), 0), m1(std::size_t(m), 0);
+    constexpr int kSamples = 3;
+    const int at[kSamples] = {0, (k / 2) / kTile * kTile, k - kTile};
+    std::vector<std::uint64_t> mx(std::size_t(kSamples) * m, 0);
     constexpr int kRows = 2048;
     parallel_for(threads, (m + kRows - 1) / kRows, [&](int c, int) {
         const int o0 = c * kRows, n = std::min(kRows, m - o0);
-        sk.absbits_max_lanes(a.x + o0, ld, kTile, n, m0.data() + o0);
-        sk.absbits_max_lanes(a.x + o0 + std::size_t(k - kTile) * ld, ld, kTile, n, m1.data() + o0);
+        for (int q = 0; q < kSamples; ++q)
+            sk.absbits_max_lanes(a.x + o0 + std::size_t(at[q]) * ld, ld, kTile, n, mx.data() + std::size_t(q) * m + o0);
     });
     guess->resize(std::size_t(m));
     int differ = 0;
     for (int o = 0; o < m; ++o) {
-        const std::uint64_t a0 = m0[o], a1 = m1[o], mo = std::max(a0, a1);
-        if (a0 == 0 || a1 == 0 || mo >= kF64InfBits) return false;
-        double d0, d1;
-        std::memcpy(&d0, &a0, sizeof d0);
-        std::memcpy(&d1, &a1, sizeof d1);
-        const int e0 = ceil_log2(d0), e1 = ceil_log2(d1);
-        differ += e0 != e1;
-        (*guess)[o] = std::max(e0, e1);
+        int e[kSamples];
+        for (int q = 0; q < kSamples; ++q) {
+            const std::uint64_t b = mx[std::size_t(q) * m + o];
+            if (b == 0 || b >= kF64InfBits) return false;
+            double d;
+            std::memcpy(&d, &b, sizeof d);
+            e[q] = ceil_log2(d);
+        }
+        differ += e[0] != e[1] || e[1] != e[2];
+        (*guess)[o] = std::max({e[0], e[1], e[2]});
     }
     return differ * 16 <= m;
 }
