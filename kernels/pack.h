@@ -1,11 +1,18 @@
 // Packing: op(A) and op(B) into block-contiguous BF16 component buffers (paper Section 6.2),
 // split and packed in one pass. Transposes, leading dimensions and edges are resolved here:
-// every block is a full 32x32 K step (microkernel.h draws the layout), zero-padded past m, n, k,
-// so the micro-kernels never see a partial tile.
+// every block is a full K step of the micro-kernel set's geometry (microkernel.h draws the
+// layout), zero-padded past m, n, k, so the micro-kernels never see a partial tile.
 //
-// Buffer of one slice, A: block (panel i, K step s) at ((i * ksteps) + s) * kStepElems, where
-// panel i covers rows 32i..32i+31 of op(A). B: the same with panel j = columns 32j..32j+31.
-// A micro-tile's BK panel is therefore `ksteps_in_panel` consecutive blocks.
+// Buffer of one slice, A: block (panel i, K step s) at ((i * ksteps) + s) * block_elems, where
+// panel i covers rows mr*i .. mr*i + mr - 1 of op(A). B: the same with panel j = columns
+// nr*j .. nr*j + nr - 1. A micro-tile's BK panel is therefore `ksteps_in_panel` consecutive
+// blocks.
+//
+// The geometry comes with the PackedOperand (the driver copies the micro-kernel set's). For
+// kAmxGeometry, the production sets' one, pack.cc runs its fast paths (the AVX-512 gathers,
+// the fused gather + split, the exponent scan inside the pack); every other geometry is packed
+// by the portable loops of pack_generic.cc, which give the same slices value for value (the
+// split is elementwise), only placed for that geometry.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +24,7 @@
 namespace amxblas::kernels {
 
 inline int round_up_tile(int x) { return (x + kTile - 1) / kTile * kTile; }
+inline int round_up(int x, int step) { return (x + step - 1) / step * step; }
 
 struct PackedOperand {
     bf16_t* slice[kFp64Slices] = {};
@@ -27,14 +35,19 @@ struct PackedOperand {
     // component buffers are larger than the last-level cache, where they would only evict the
     // input the pack is still reading and cost a read of every destination line first.
     bool stream = false;
+    // The micro-kernel set's geometry, and this operand's block in it: mr * kstep values (A)
+    // or kstep * nr (B).
+    TileGeometry geom = kAmxGeometry;
+    std::size_t block_elems = kStepElems;
     const bf16_t* block(int s, int panel, int kstep) const {
-        return slice[s] + (std::size_t(panel) * ksteps + kstep) * kStepElems;
+        return slice[s] + (std::size_t(panel) * ksteps + kstep) * block_elems;
     }
 };
 
-// BF16 values in one slice buffer of an operand with `outer` rows (A) or columns (B).
-inline std::size_t packed_slice_elems(int outer, int k) {
-    return std::size_t(round_up_tile(outer)) * std::size_t(round_up_tile(k));
+// BF16 values in one slice buffer of an operand with `outer` rows (A) or columns (B), padded
+// to whole tiles (tile: mr for A, nr for B) and K steps.
+inline std::size_t packed_slice_elems(int outer, int k, int tile = kTile, int kstep = kTile) {
+    return std::size_t(round_up(outer, tile)) * std::size_t(round_up(k, kstep));
 }
 
 // How a view's values come from storage. real: op(X) itself. The complex kinds present a
