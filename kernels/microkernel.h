@@ -116,12 +116,13 @@ struct MicroKernels {
     void (*product)(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc);
 };
 
-// Each backend's table: starts from the reference entries, then overrides the ones it has.
-// avx512_microkernels()/amx_microkernels() exist only when their file was built
-// (AMXBLAS_BUILT_AVX512 / AMXBLAS_BUILT_AMX, set by kernels/CMakeLists.txt).
-MicroKernels reference_microkernels();
-MicroKernels avx512_microkernels();
-MicroKernels amx_microkernels();
+// Each backend's table, declared from its row of kernels/backends.def: starts from the
+// reference entries, then overrides the ones it has. A backend's function exists only when its
+// file was built (its `built` macro, set by kernels/CMakeLists.txt); backend.cc names it only
+// then.
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) MicroKernels microkernels();
+#include "kernels/backends.def"
+#undef AMXBLAS_BACKEND
 
 // The reference entries (kAmxGeometry), exported for the others to fall back on and for tests;
 // the reference kernel for any geometry is in microkernel_reference.h.
