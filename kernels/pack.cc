@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/per_participant.h"
 #include "kernels/thread_pool.h"
 
 namespace amxblas::kernels {
@@ -224,11 +225,11 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
 
 // One participant's part of a reduction, a cache line of its own (the FP64 pack's:
 // pack_generic.h).
-struct alignas(64) AbsMaxPartial {
+struct alignas(kCacheLine) AbsMaxPartial {
     double mx = 0;
     bool nonfinite = false;
 };
-struct alignas(64) ExponentPartial {
+struct alignas(kCacheLine) ExponentPartial {
     bool bad = false, any = false;
 };
 
@@ -313,7 +314,7 @@ int ceil_log2(double m) {  // m > 0 and finite
 struct ExponentScan {
     int* exps;
     unsigned char* zero;  // optional
-    std::vector<ExponentPartial> part;
+    PerParticipant<ExponentPartial> part;
     ExponentScan(int* e, unsigned char* z, int threads) : exps(e), zero(z), part(std::max(1, threads)) {}
     void record(int o, std::uint64_t m, int who) {
         const bool nf = m >= kF64InfBits;
@@ -363,7 +364,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
     const int outer = IsA ? x.rows : x.cols;
-    std::vector<Fp64PackPartial> part(std::max(1, threads));
+    PerParticipant<Fp64PackPartial> part(std::max(1, threads));
     const auto pack_block = [&](int p, int s, int who) {
         Fp64PackPartial& mine = part[who];
         alignas(64) double tile[kStepElems];
@@ -442,7 +443,7 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
         ld *= 2;
     }
     for (int r = sc->active; r < sc->slices; ++r) {
-        std::vector<AbsMaxPartial> part(std::max(1, threads));
+        PerParticipant<AbsMaxPartial> part(std::max(1, threads));
         parallel_for(threads, runs, [&](int j, int who) {
             const AbsMax m = sk.fp64_absmax(x.x + std::size_t(j) * ld, std::size_t(len), *sc, r);
             part[who].mx = std::max(part[who].mx, m.value);
@@ -539,7 +540,7 @@ const char* complex_outer_exponents(const OperandView<double>& x, bool as_rows, 
     const int crows = is_a ? x.rows : x.rows / 2, ccols = x.cols / 2;
     const int couter = as_rows ? crows : ccols, clen = as_rows ? ccols : crows;
     const int per = (is_a && as_rows) ? 1 : 2;  // op(X') rows or columns per complex one
-    std::vector<ExponentPartial> part(std::max(1, threads));
+    PerParticipant<ExponentPartial> part(std::max(1, threads));
     parallel_for(threads, couter, [&](int o, int who) {
         double m = 0;
         bool nf = false;

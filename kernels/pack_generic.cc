@@ -55,7 +55,7 @@ void gather(bool is_a, const OperandView<T>& x, const PackedOperand& out, int p,
 
 }  // namespace
 
-const char* fold_fp64_partials(const std::vector<Fp64PackPartial>& part, double* resid_max, bool* subnormal) {
+const char* fold_fp64_partials(const PerParticipant<Fp64PackPartial>& part, double* resid_max, bool* subnormal) {
     int worst = 0;
     bool sub = false;
     double mx[kFp64Slices + 1] = {};
@@ -92,7 +92,7 @@ const char* pack_fp64_generic(bool is_a, const OperandView<double>& x, const int
     const TileGeometry& g = out.geom;
     const int outer = is_a ? x.rows : x.cols, tile_outer = is_a ? g.mr : g.nr;
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * outer, 0.0);
-    std::vector<Fp64PackPartial> part(std::max(1, threads));
+    PerParticipant<Fp64PackPartial> part(std::max(1, threads));
     parallel_for(threads, out.panels, [&](int p, int who) {
         Fp64PackPartial& mine = part[who];
         std::vector<double> tile(out.block_elems);

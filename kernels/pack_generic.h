@@ -6,15 +6,14 @@
 // path computes, only placed for the other geometry. Not tuned: no production set uses it.
 #pragma once
 
-#include <vector>
-
 #include "kernels/pack.h"
+#include "kernels/per_participant.h"
 
 namespace amxblas::kernels {
 
 // One participant's part of an FP64 pack's reductions (pack.cc and here), a cache line of its
 // own: the worst slice status, whether a scaled value fell below 2^-1022, max |X^(t)|.
-struct alignas(64) Fp64PackPartial {
+struct alignas(kCacheLine) Fp64PackPartial {
     int worst = 0;
     bool subnormal = false;
     double mx[kFp64Slices + 1] = {};
@@ -22,7 +21,7 @@ struct alignas(64) Fp64PackPartial {
 
 // The participants' parts folded: resid_max (optional) gets the maxima, *subnormal (optional)
 // the flag; returns nullptr or the slice range reason of the worst status.
-const char* fold_fp64_partials(const std::vector<Fp64PackPartial>& part, double* resid_max, bool* subnormal);
+const char* fold_fp64_partials(const PerParticipant<Fp64PackPartial>& part, double* resid_max, bool* subnormal);
 
 // pack_a_fp32 / pack_b_fp32 (pack.h) for out.geom.
 void pack_fp32_generic(bool is_a, const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk,

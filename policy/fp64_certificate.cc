@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/per_participant.h"
 #include "kernels/thread_pool.h"
 #include "policy/domain_scan.h"
 #include "policy/fp64_certificate_loops.h"
@@ -27,11 +28,11 @@ struct DepthConstants {
     double small[kernels::kFp64Slices] = {};
 };
 
-struct alignas(64) NeedPartial {
+struct alignas(kernels::kCacheLine) NeedPartial {
     std::int64_t deepest = 0;  // the largest smallest-passing depth among entries that pass somewhere
     std::int64_t nowhere = 0;  // entries that pass at no depth
 };
-struct alignas(64) MarginPartial {
+struct alignas(kernels::kCacheLine) MarginPartial {
     std::int64_t failing = 0;
     double margin = INFINITY;
 };
@@ -172,7 +173,7 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     int d = min_depth;
     std::int64_t nowhere = 0;
     const auto pass_1 = [&] {
-        std::vector<NeedPartial> need(static_cast<std::size_t>(parts));
+        kernels::PerParticipant<NeedPartial> need(static_cast<std::size_t>(parts));
         kernels::parallel_for(threads, n, [&](int j, int who) {
             if (b_zero(j)) return;
             ColumnScratch& cs = column_halves(j, who);
@@ -208,7 +209,7 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     // Pass 2, at that depth: the failing entries (an entry's bound need not shrink with d, so a
     // depth deeper than its smallest may fail it; the next depth is tried then) and the margin.
     for (;; ++d) {
-        std::vector<MarginPartial> part(static_cast<std::size_t>(parts));
+        kernels::PerParticipant<MarginPartial> part(static_cast<std::size_t>(parts));
         kernels::parallel_for(threads, n, [&](int j, int who) {
             if (b_zero(j)) return;
             ColumnScratch& cs = column_halves(j, who);

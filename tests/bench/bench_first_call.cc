@@ -55,7 +55,8 @@ long minor_faults() {
 // by comparing C with OpenBLAS's own result (the emulation never matches it bit for bit on these
 // inputs). With --baseline it runs without the interposer: the same calls are OpenBLAS's.
 // Appends one row to the CSV: n,route,first_s,second_s,warm_s,routed,touch_us_per_page,
-// first_faults (routed is -1 for a baseline row; first_faults: the page faults of the first call).
+// first_faults,later_faults (routed is -1 for a baseline row; first_faults: the page faults of the
+// first call; later_faults: those of all the calls after it, which a warm call should not take).
 int run_first_call(int n, const std::string& route, bool baseline, const std::string& csv_path) {
     const bool fp64 = route != "fp32";
     const double touch_us = fresh_page_touch_us();  // before any call: not in the timed ones
@@ -67,6 +68,7 @@ int run_first_call(int n, const std::string& route, bool baseline, const std::st
     std::vector<double> cd(std::size_t(n) * n), rd(cd.size());
     std::vector<double> t;
     long first_faults = 0;  // page faults taken during the first call: its fresh memory
+    long later_faults = 0;  // and during the calls after it
     for (int q = 0; q < kCalls; ++q) {
         const long f0 = minor_faults();
         const double t0 = now_s();
@@ -77,7 +79,7 @@ int run_first_call(int n, const std::string& route, bool baseline, const std::st
             cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f,
                         cf.data(), n);
         t.push_back(now_s() - t0);
-        if (q == 0) first_faults = minor_faults() - f0;
+        (q == 0 ? first_faults : later_faults) += minor_faults() - f0;
     }
     int routed = -1;
     if (!baseline) {
@@ -104,12 +106,12 @@ int run_first_call(int n, const std::string& route, bool baseline, const std::st
     }
     const double warm = median(std::vector<double>(t.begin() + 2, t.end()));
     const std::string name = baseline ? (fp64 ? "openblas_fp64" : "openblas_fp32") : route;
-    std::printf("%-6d %-16s %10.3f %10.3f %10.3f %12.3f %11.2f%% %10.1f %8ld  %s\n", n, name.c_str(), 1e3 * t[0],
-                1e3 * t[1], 1e3 * warm, 1e3 * (t[0] - warm), 100 * (t[1] / warm - 1), touch_us, first_faults,
+    std::printf("%-6d %-16s %10.3f %10.3f %10.3f %12.3f %11.2f%% %10.1f %8ld %8ld  %s\n", n, name.c_str(), 1e3 * t[0],
+                1e3 * t[1], 1e3 * warm, 1e3 * (t[0] - warm), 100 * (t[1] / warm - 1), touch_us, first_faults, later_faults,
                 routed < 0 ? "baseline" : routed ? "routed" : "NOT ROUTED (equal to OpenBLAS)");
     if (std::FILE* f = std::fopen(csv_path.c_str(), "a")) {
-        std::fprintf(f, "%d,%s,%.6e,%.6e,%.6e,%d,%.3f,%ld\n", n, name.c_str(), t[0], t[1], warm, routed, touch_us,
-                     first_faults);
+        std::fprintf(f, "%d,%s,%.6e,%.6e,%.6e,%d,%.3f,%ld,%ld\n", n, name.c_str(), t[0], t[1], warm, routed, touch_us,
+                     first_faults, later_faults);
         std::fclose(f);
     }
     return 0;  // a call that was not routed (no AVX-512 BF16 here, say) is a MISS in the summary
@@ -124,7 +126,7 @@ int summarize_first_calls(const std::string& csv_path) {
         return 1;
     }
     struct Samples {
-        std::vector<double> first_over, second_over, touch, faults;
+        std::vector<double> first_over, second_over, touch, faults, later_faults;
         bool all_routed = true;
     };
     std::map<std::pair<int, std::string>, Samples> rows;
@@ -132,26 +134,27 @@ int summarize_first_calls(const std::string& csv_path) {
     while (std::fgets(line, sizeof line, f)) {
         int n = 0, routed = 0;
         char route[64];
-        double first = 0, second = 0, warm = 0, touch = 0, faults = 0;
-        if (std::sscanf(line, "%d,%63[^,],%lf,%lf,%lf,%d,%lf,%lf", &n, route, &first, &second, &warm, &routed, &touch,
-                        &faults) != 8)
+        double first = 0, second = 0, warm = 0, touch = 0, faults = 0, later = 0;
+        if (std::sscanf(line, "%d,%63[^,],%lf,%lf,%lf,%d,%lf,%lf,%lf", &n, route, &first, &second, &warm, &routed,
+                        &touch, &faults, &later) != 9)
             continue;  // the header
         Samples& s = rows[{n, route}];
         s.first_over.push_back(first - warm);
         s.second_over.push_back(second / warm - 1);
         s.touch.push_back(touch);
         s.faults.push_back(faults);
+        s.later_faults.push_back(later);
         if (routed == 0) s.all_routed = false;
     }
     std::fclose(f);
     // faults x touch: what the first call's page faults would cost at this machine's rate; the
     // rest of first-warm is everything else a first call does.
-    std::printf("%-6s %-16s %5s %14s %13s %13s %13s %12s\n", "N", "route", "runs", "first-warm_ms", "first_faults",
-                "touch_us/page", "faults_x_touch_ms", "second-warm");
+    std::printf("%-6s %-16s %5s %14s %13s %13s %13s %12s %13s\n", "N", "route", "runs", "first-warm_ms", "first_faults",
+                "touch_us/page", "faults_x_touch_ms", "second-warm", "later_faults");
     for (const auto& [key, s] : rows)
-        std::printf("%-6d %-16s %5zu %14.3f %13.0f %13.1f %17.3f %11.2f%%\n", key.first, key.second.c_str(),
+        std::printf("%-6d %-16s %5zu %14.3f %13.0f %13.1f %17.3f %11.2f%% %13.0f\n", key.first, key.second.c_str(),
                     s.first_over.size(), 1e3 * median(s.first_over), median(s.faults), median(s.touch),
-                    1e-3 * median(s.faults) * median(s.touch), 100 * median(s.second_over));
+                    1e-3 * median(s.faults) * median(s.touch), 100 * median(s.second_over), median(s.later_faults));
     for (const auto& [key, s] : rows) {
         if (key.second.rfind("openblas_", 0) == 0) continue;
         const double first = median(s.first_over), second = median(s.second_over);

@@ -1,13 +1,19 @@
 // The workspace pool (kernels/workspace.h): reuse across calls, bounds on what it keeps,
 // concurrent leases, the cap, and reuse by the emulated GEMM itself. And the FP32 pack's
-// streaming stores (used for buffers larger than the last-level cache): the same bytes.
+// streaming stores (used for buffers larger than the last-level cache): the same bytes. And the
+// per-participant slots of the parallel reductions (kernels/per_participant.h): cache lines,
+// reused from call to call, so that a warm call takes no page fault.
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "kernels/pack.h"
+#include "kernels/per_participant.h"
 #include "kernels/workspace.h"
+#include "policy/emulate.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -131,17 +137,80 @@ void test_streamed_pack_is_identical(void**) {
     assert_true(streaming_threshold_bytes() >= (std::size_t(1) << 20));
 }
 
+struct alignas(kCacheLine) Slot {
+    double mx = 0;
+    bool flag = false;
+};
+
+void test_per_participant_slots_are_lines_reused(void**) {
+    for (int n = 1; n <= 9; ++n) {
+        const void* first = nullptr;
+        for (int round = 0; round < 3; ++round) {
+            PerParticipant<Slot> part(static_cast<std::size_t>(n));
+            for (int i = 0; i < n; ++i) {
+                assert_int_equal(reinterpret_cast<std::uintptr_t>(&part[i]) % kCacheLine, 0);
+                assert_true(part[i].mx == 0 && !part[i].flag);  // value-initialised
+                part[i].mx = i;
+            }
+            // The same block again for the same size: what keeps a warm call off fresh pages.
+            if (round == 0) first = part.data();
+            else assert_ptr_equal(part.data(), first);
+        }
+    }
+}
+
+long minor_faults() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+// Warm routed calls (one thread: the faults counted are the call's own) touch no fresh page:
+// the workspace comes from the pool and every temporary from memory the earlier calls freed.
+// Before per_participant.h, the FP64 split's reductions took fresh heap on calls 2 to about 8.
+void test_warm_calls_take_no_page_fault(void**) {
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan's allocator keeps freed blocks in quarantine and hands out fresh ones: faults by design.
+    print_message("skipped under AddressSanitizer (its allocator never reuses at once)\n");
+    skip();
+#endif
+    const int n = 200;
+    const std::vector<double> a = kt::random_matrix<double>(std::size_t(n) * n, 3),
+                              b = kt::random_matrix<double>(std::size_t(n) * n, 4);
+    std::vector<double> c(std::size_t(n) * n);
+    const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+    std::vector<float> cf(c.size());
+    for (int products : {6, 21, kFp64Auto}) {
+        const RunOptions o = kt::options(products, 1);
+        const GemmArgs<double> g{'N', 'T', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n};
+        const GemmArgs<float> gf{'N', 'T', n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f, cf.data(), n};
+        assert_null(amxblas::emulate_gemm(g, o));  // the first calls: pool, stack
+        assert_null(amxblas::emulate_gemm(gf, o));
+        const long before = minor_faults();
+        for (int call = 0; call < 12; ++call) {
+            assert_null(amxblas::emulate_gemm(g, o));
+            assert_null(amxblas::emulate_gemm(gf, o));
+        }
+        const long faults = minor_faults() - before;
+        if (faults != 0) print_message("FP64 products %d: %ld page faults in 12 warm calls\n", products, faults);
+        assert_int_equal(faults, 0);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (int rc = kt::setup(argc, argv)) return rc;
     const struct CMUnitTest tests[] = {
+        // First: the earlier tests' freed memory would hide fresh-heap allocations.
+        cmocka_unit_test(test_warm_calls_take_no_page_fault),
         cmocka_unit_test(test_reuse_same_size),
         cmocka_unit_test(test_bigger_request_supersedes_smaller_idle),
         cmocka_unit_test(test_cap_bounds_request_and_what_is_kept),
         cmocka_unit_test(test_concurrent_leases_are_distinct),
         cmocka_unit_test(test_gemm_reuses_its_workspace),
         cmocka_unit_test(test_streamed_pack_is_identical),
+        cmocka_unit_test(test_per_participant_slots_are_lines_reused),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
