@@ -11,8 +11,9 @@
 // kAmxGeometry (32, 32, 32, 16: AMX's tiles); the packer's fast paths (pack_gather_avx512.cc,
 // split_avx512.cc, the fused scan in pack.cc) are written for it, and every other geometry
 // takes the portable packer (pack_generic.cc). A set with another geometry is one file (its
-// table) and, for a backend, one row of backends.def; tests/kernels/kernels_geometry_test.cc
-// runs one (the reference kernel at 16 x 8 x 16) that is registered nowhere else.
+// kernels and table) and, for a backend, one row of backends.def and its source line in
+// kernels/CMakeLists.txt; tests/kernels/kernels_geometry_test.cc runs two (the reference kernel
+// at 16 x 8 x 16 and 64 x 32 x 8) that are registered nowhere else.
 //
 // Packed operands (built by pack.cc, one buffer per BF16 slice). The unit is a "K step":
 // kstep values of the reduction dimension. One K step of one micro-panel is one block; a BK

@@ -2,7 +2,6 @@
 // already in the packed order (with zeros past the matrix edge); the split then runs over that
 // contiguous tile and writes every slice straight into its packed buffer.
 #include "kernels/pack.h"
-#include "kernels/pack_generic.h"
 #include "kernels/reasons.h"
 
 #include <emmintrin.h>
@@ -200,7 +199,7 @@ void for_each_packed_block(const OperandView<T>& x, const BlockOrder& order, int
 
 template <bool IsA>
 void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
-    if (out.geom != kAmxGeometry) return pack_fp32_generic(IsA, x, out, sk, threads);  // pack_generic.h
+    if (out.geom != kAmxGeometry) return pack_fp32_generic(IsA, x, out, sk, threads);  // pack_generic.cc
     const BlockOrder order = block_order<IsA>(x, out);
     for_each_packed_block<IsA>(x, order, threads, [&](int q, int) {
         int p, s;
@@ -223,8 +222,8 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
     });
 }
 
-// One participant's part of a reduction, a cache line of its own (the FP64 pack's:
-// pack_generic.h).
+// One participant's part of a reduction, a cache line of its own (the FP64 pack's is in
+// pack.h, shared with pack_generic.cc).
 struct alignas(kCacheLine) AbsMaxPartial {
     double mx = 0;
     bool nonfinite = false;
@@ -359,7 +358,7 @@ template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads, double* resid_max = nullptr, double* norms = nullptr,
                       bool* subnormal = nullptr, ExponentScan* scan = nullptr) {
-    if (out.geom != kAmxGeometry)  // pack_generic.h; scan_split_pack asks for no scan then
+    if (out.geom != kAmxGeometry)  // pack_generic.cc; scan_split_pack asks for no scan then
         return pack_fp64_generic(IsA, x, exps, sc, out, sk, threads, resid_max, norms, subnormal);
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);

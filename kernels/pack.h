@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "kernels/microkernel.h"
+#include "kernels/per_participant.h"
 #include "kernels/split.h"
 
 namespace amxblas::kernels {
@@ -134,5 +135,36 @@ const char* pack_a_fp64(const OperandView<double>& a, const int* row_exps, const
                         const PackedOperand& out, const SplitKernels& sk, int threads);
 const char* pack_b_fp64(const OperandView<double>& b, const int* col_exps, const Fp64Scales& sc,
                         const PackedOperand& out, const SplitKernels& sk, int threads);
+
+// The packer's own pieces, shared by pack.cc and pack_generic.cc (not for other callers).
+//
+// The portable packer for any micro-kernel geometry (pack_generic.cc): what pack.cc hands every
+// operand whose geometry is not kAmxGeometry. The fast paths (AVX-512 gathers, fused gather +
+// split, exponent scan inside the pack) are written for kAmxGeometry's 32x32 blocks; there each
+// block is gathered element by element into a staging tile in the geometry's packed order and
+// split with the same split table (split.h), so every slice value is the one the fast path
+// computes, only placed for the other geometry. Not tuned: no production set uses it.
+
+// One participant's part of an FP64 pack's reductions (both packers), a cache line of its
+// own: the worst slice status, whether a scaled value fell below 2^-1022, max |X^(t)|.
+struct alignas(kCacheLine) Fp64PackPartial {
+    int worst = 0;
+    bool subnormal = false;
+    double mx[kFp64Slices + 1] = {};
+};
+
+// The participants' parts folded: resid_max (optional) gets the maxima, *subnormal (optional)
+// the flag; returns nullptr or the slice range reason of the worst status.
+const char* fold_fp64_partials(const PerParticipant<Fp64PackPartial>& part, double* resid_max, bool* subnormal);
+
+// pack_a_fp32 / pack_b_fp32 (above) for out.geom.
+void pack_fp32_generic(bool is_a, const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk,
+                       int threads);
+
+// pack.cc's pack_fp64 without the exponent scan, for out.geom: op(X) scaled by exps (nullptr:
+// unscaled), split with sc; resid_max, norms, subnormal optional, as there (Fp64Split). Returns nullptr or the slice range reason.
+const char* pack_fp64_generic(bool is_a, const OperandView<double>& x, const int* exps, const Fp64Scales& sc,
+                              const PackedOperand& out, const SplitKernels& sk, int threads, double* resid_max,
+                              double* norms, bool* subnormal);
 
 }  // namespace amxblas::kernels

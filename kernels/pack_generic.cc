@@ -1,6 +1,6 @@
-// The portable packer for any geometry (pack_generic.h). One task per panel (mr rows of op(A)
+// The portable packer for any geometry (pack.h says when it runs). One task per panel (mr rows of op(A)
 // or nr columns of op(B), all its K steps), so a panel's slice norms have one writer.
-#include "kernels/pack_generic.h"
+#include "kernels/pack.h"
 
 #include <algorithm>
 #include <cfloat>
