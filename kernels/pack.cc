@@ -357,22 +357,32 @@ void scan_panel(const OperandView<double>& x, bool as_rows, const SplitKernels& 
 template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads, double* resid_max = nullptr, double* norms = nullptr,
-                      bool* subnormal = nullptr, ExponentScan* scan = nullptr) {
-    if (out.geom != kAmxGeometry)  // pack_generic.cc; scan_split_pack asks for no scan then
+                      bool* subnormal = nullptr, ExponentScan* scan = nullptr, const int* guess = nullptr) {
+    if (out.geom != kAmxGeometry)  // pack_generic.cc; scan_split_pack asks for no scan nor guess then
         return pack_fp64_generic(IsA, x, exps, sc, out, sk, threads, resid_max, norms, subnormal);
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
     const int outer = IsA ? x.rows : x.cols;
-    PerParticipant<Fp64PackPartial> part(std::max(1, threads));
+    const int participants = std::max(1, threads);
+    // With guess: one partial per participant and panel (a panel packed again replaces its
+    // own), and each participant's maxima of the rows' |x| patterns.
+    PerParticipant<Fp64PackPartial> part(guess ? std::size_t(participants) * out.panels : std::size_t(participants));
+    std::vector<std::uint64_t> rowmax(guess ? std::size_t(participants) * outer : 0);
+    const int* use_exps = guess ? guess : exps;
     const auto pack_block = [&](int p, int s, int who) {
-        Fp64PackPartial& mine = part[who];
+        Fp64PackPartial& mine = part[guess ? std::size_t(who) * out.panels + p : std::size_t(who)];
         alignas(64) double tile[kStepElems];
         const int count = std::min(kTile, outer - p * kTile);
         BlockSource kind;
         const double* src = full_block<IsA>(x, p, s, &kind);
-        if (exps) {
+        if (guess) {  // op(A) = A (pack_a_speculative): the block's rows lie in its 32 columns
+            const int l0 = s * kTile;
+            sk.absbits_max_lanes(x.x + p * kTile + std::size_t(l0) * std::size_t(x.ld), std::size_t(x.ld),
+                                 std::min(kTile, x.cols - l0), count, rowmax.data() + std::size_t(who) * outer + p * kTile);
+        }
+        if (use_exps) {
             BlockScale bs;
-            block_scale(exps, p * kTile, count, &bs);
+            block_scale(use_exps, p * kTile, count, &bs);
             const bool sub = src ? sk.gather_scale_fp64(kind, src, std::size_t(x.ld), IsA, bs, tile)
                                  : (gather_block<IsA>(x, sk, p, s, tile), sk.scale_fp64(IsA, bs, tile));
             mine.subnormal = sub || mine.subnormal;
@@ -386,7 +396,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
         mine.worst = std::max(mine.worst, static_cast<int>(st));
         if (norms) add_slice_norms<IsA>(dst, sc.slices, p * kTile, count, outer, norms);
     };
-    if (scan) {
+    if (scan && !guess) {
         parallel_for(threads, out.panels, [&](int p, int who) {
             scan_panel(x, IsA, sk, p * kTile, std::min(kTile, outer - p * kTile), who, scan);
             for (int s = 0; s < out.ksteps; ++s) {
@@ -400,6 +410,33 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
             order.at(q, &p, &s);
             pack_block(p, s, who);
         });
+    }
+    if (guess) {
+        // The rows' exponents from the maxima just taken; a panel with a row whose guess was
+        // not its exponent is packed again with the exponents (its partials and norms first
+        // cleared): then every block is the block the exponents give.
+        for (int o = 0; o < outer; ++o) {
+            std::uint64_t mo = rowmax[o];
+            for (int w = 1; w < participants; ++w) mo = std::max(mo, rowmax[std::size_t(w) * outer + o]);
+            scan->record(o, mo, 0);
+        }
+        std::vector<int> again;
+        if (!scan->bad())
+            for (int p = 0; p < out.panels; ++p) {
+                const int first = p * kTile, count = std::min(kTile, outer - first);
+                if (!std::equal(exps + first, exps + first + count, guess + first)) again.push_back(p);
+            }
+        if (!again.empty()) {
+            use_exps = exps;
+            for (int p : again) {
+                for (int w = 0; w < participants; ++w) part[std::size_t(w) * out.panels + p] = Fp64PackPartial{};
+                const int first = p * kTile, count = std::min(kTile, outer - first);
+                if (norms)
+                    for (int t = 0; t < sc.slices; ++t) std::fill_n(norms + std::size_t(t) * outer + first, count, 0.0);
+            }
+            parallel_for(threads, int(again.size()) * out.ksteps,
+                         [&](int q, int who) { pack_block(again[q / out.ksteps], q % out.ksteps, who); });
+        }
     }
     return fold_fp64_partials(part, resid_max, subnormal);
 }
@@ -475,10 +512,12 @@ const char* scale_passes(const OperandView<double>& x, const SplitKernels& sk, i
 //
 // With scan, exps are found by the first pack (pack_fp64), which speculates that op(X) is
 // nonzero; if it was all zero, that pack wrote the zero slices the exact (empty) scales give,
-// and only the scales are reset.
+// and only the scales are reset. With exp_guess too, that first pack scales by the guessed
+// exponents and packs again the panels whose guess was wrong (pack_fp64).
 template <bool IsA>
 const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
-                       const PackedOperand& out, const SplitKernels& sk, int threads, ExponentScan* scan = nullptr) {
+                       const PackedOperand& out, const SplitKernels& sk, int threads, ExponentScan* scan = nullptr,
+                       const int* exp_guess = nullptr) {
     if (scan) nonzero = true;
     Fp64Scales& sc = sp->sc;
     sc = Fp64Scales{};
@@ -499,11 +538,13 @@ const char* split_pack(const OperandView<double>& x, const int* exps, bool nonze
             ++guess.active;
         }
         set_slice_norms(&guess);
-        const char* why = pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid, sp->norms, &sp->subnormal_scaled, scan);
+        const char* why =
+            pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid, sp->norms, &sp->subnormal_scaled, scan, exp_guess);
         if (scan) {
             if (scan->bad()) return reason::domain_nonfinite;
             const bool any = scan->any();
             scan = nullptr;
+            exp_guess = nullptr;
             if (!any) {
                 sc = Fp64Scales{};
                 sc.slices = out.slices;
@@ -616,6 +657,39 @@ const char* split_pack_b_fp64(const OperandView<double>& b, const int* col_exps,
 
 namespace {
 
+// op(A) = A stored by columns: a row's exponent needs all of its K values, which lie across
+// every stored column, so a scan before the pack reads A twice. Instead the pack can scale by
+// guessed exponents, take the rows' true maxima from the blocks it gathers, and pack again the
+// few panels whose guess was wrong (pack_fp64). The guess: each row's exponent over two
+// samples of 32 columns, the first and the last; taken when k >= 4 * 32 and the two samples
+// agree on at least 15/16 of the rows (dense data of one scale, where the whole row's
+// exponent is the samples' one), else nothing (false): spread data would repack too many.
+bool guess_row_exponents(const OperandView<double>& a, const SplitKernels& sk, int threads, std::vector<int>* guess) {
+    const int m = a.rows, k = a.cols;
+    if (k < 4 * kTile || m < kTile) return false;
+    const std::size_t ld = std::size_t(a.ld);
+    std::vector<std::uint64_t> m0(std::size_t(m), 0), m1(std::size_t(m), 0);
+    constexpr int kRows = 2048;
+    parallel_for(threads, (m + kRows - 1) / kRows, [&](int c, int) {
+        const int o0 = c * kRows, n = std::min(kRows, m - o0);
+        sk.absbits_max_lanes(a.x + o0, ld, kTile, n, m0.data() + o0);
+        sk.absbits_max_lanes(a.x + o0 + std::size_t(k - kTile) * ld, ld, kTile, n, m1.data() + o0);
+    });
+    guess->resize(std::size_t(m));
+    int differ = 0;
+    for (int o = 0; o < m; ++o) {
+        const std::uint64_t a0 = m0[o], a1 = m1[o], mo = std::max(a0, a1);
+        if (a0 == 0 || a1 == 0 || mo >= kF64InfBits) return false;
+        double d0, d1;
+        std::memcpy(&d0, &a0, sizeof d0);
+        std::memcpy(&d1, &a1, sizeof d1);
+        const int e0 = ceil_log2(d0), e1 = ceil_log2(d1);
+        differ += e0 != e1;
+        (*guess)[o] = std::max(e0, e1);
+    }
+    return differ * 16 <= m;
+}
+
 template <bool IsA>
 const char* scan_split_pack(const OperandView<double>& x, int* exps, unsigned char* zero, bool* nonzero, Fp64Split* sp,
                             const PackedOperand& out, const SplitKernels& sk, int threads) {
@@ -623,8 +697,19 @@ const char* scan_split_pack(const OperandView<double>& x, int* exps, unsigned ch
     // rows, op(B) by columns: each panel is 32 contiguous runs); elsewhere a panel's blocks lie
     // across the columns of all of op(X), and taking them panel by panel costs more in pages
     // than the second read saves.
-    // The scan runs inside the fast path only (kAmxGeometry), the generic pack takes the two calls.
-    if (x.kind != Interleave::real || (x.trans == 'N') == IsA || out.geom != kAmxGeometry) {
+    // The scan and the guessed exponents run inside the fast path only (kAmxGeometry); the
+    // generic pack (pack_generic.cc) takes the two calls.
+    const bool fast = out.geom == kAmxGeometry;
+    if (x.kind != Interleave::real || (x.trans == 'N') == IsA || !fast) {
+        if (IsA && x.kind == Interleave::real && fast) {
+            std::vector<int> guess;
+            if (guess_row_exponents(x, sk, threads, &guess)) {
+                ExponentScan scan(exps, zero, threads);
+                const char* why = split_pack<IsA>(x, exps, true, sp, out, sk, threads, &scan, guess.data());
+                *nonzero = scan.any();
+                return scan.bad() ? reason::domain_nonfinite : why;
+            }
+        }
         if (const char* why = fp64_outer_exponents(x, IsA, threads, exps, nonzero, zero)) return why;
         return split_pack<IsA>(x, exps, *nonzero, sp, out, sk, threads);
     }

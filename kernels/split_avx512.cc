@@ -138,9 +138,94 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
     return static_cast<SliceStatus>(worst);
 }
 
+// The split the packer runs (with residual maxima), checked once at the end instead of per
+// value. Each active slice t (v = v(t), sigma = sigma[t], norm = 2^-v) computes
+//   u = x + sigma,  z = u * norm - sigma * norm (one FMA),  x' = x - z * 2^v (one FMA),
+// and stores the upper half of fl32(z). Where every input of slice t has |x| <= 2^v (the
+// residual maximum mx[t], which the pass measures anyway, says so for the whole run), this is
+// the general split bit for bit:
+// - u is x + sigma rounded as there, and c = u - sigma is exact (split.cc, ozaki_chunk): a
+//   multiple of 2^(v-8) with |c| <= 2^v. z = c * 2^-v exactly, both as there (c * norm, exact:
+//   a power of two, v >= kFp64MinSliceExp) and here: sigma * norm = 0.75 * 2^45 is exact, u *
+//   norm - sigma * norm is the exact real c * 2^-v, a double, so the FMA's one rounding leaves
+//   it. z * 2^v is the real c, and x - c is a double (the exact residual update, split.cc), so
+//   the second FMA gives x - c too.
+// - z = k * 2^-8 with an integer |k| <= 256: a nonzero |z| lies in [2^-8, 1] (neither
+//   subnormal nor past the BF16 range: status ok) and has at most 8 significant bits, so
+//   fl32(z) = z and the lower half of its pattern is zero: rne16 is the upper half (the
+//   Narrowed case above).
+// So when mx[t] <= 2^v(t) for every t < sc.active, stores, maxima and status (ok) are the
+// general ones, by induction over t (slice t's inputs are the general ones when the slices
+// before it met the bound). Inf and NaN: mx[0] is kept as the largest |x| pattern (the same
+// value as max_pd on finite inputs), above every finite bound for an Inf or NaN; a run with
+// one fails the check, and later residuals are finite when the inputs are. Returns false when
+// the check fails, and the caller splits the run again the general way (overwriting every
+// store; resid_max may have taken maxima the general split takes too, and max is idempotent).
+template <int S>
+bool fp64_split_checked(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                        double* resid_max) {
+    const int active = sc.active;
+    __m512d sigma[S], norm[S], sn[S], bound[S];
+    for (int t = 0; t < S; ++t) {
+        const double b = t < active ? 1.0 / sc.norm[t] : 0.0;  // 2^v(t): norm is a power of two
+        sigma[t] = _mm512_set1_pd(sc.sigma[t]);
+        norm[t] = _mm512_set1_pd(sc.norm[t]);
+        sn[t] = _mm512_set1_pd(sc.sigma[t] * sc.norm[t]);
+        bound[t] = _mm512_set1_pd(b);
+    }
+    const __m512i abs_mask = _mm512_set1_epi64(std::int64_t(kF64AbsMask));
+    __m512i mx0 = _mm512_setzero_si512();  // patterns of |x^(0)|
+    __m512d mx[S + 1];
+    for (auto& m : mx) m = _mm512_setzero_pd();
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512d v0 = _mm512_loadu_pd(x + i), v1 = _mm512_loadu_pd(x + i + 8);
+        mx0 = _mm512_max_epu64(mx0, _mm512_max_epu64(_mm512_and_si512(_mm512_castpd_si512(v0), abs_mask),
+                                                    _mm512_and_si512(_mm512_castpd_si512(v1), abs_mask)));
+        for (int t = 0; t < S; ++t) {
+            if (t > 0) mx[t] = _mm512_max_pd(mx[t], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
+            if (t >= active) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), _mm256_setzero_si256());
+                continue;
+            }
+            const __m512d u0 = _mm512_add_pd(v0, sigma[t]), u1 = _mm512_add_pd(v1, sigma[t]);
+            const __m512d z0 = _mm512_fmsub_pd(u0, norm[t], sn[t]), z1 = _mm512_fmsub_pd(u1, norm[t], sn[t]);
+            const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(z0)), _mm512_cvtpd_ps(z1), 1);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), avx512::upper_halves(_mm512_castps_si512(f)));
+            v0 = _mm512_fnmadd_pd(z0, bound[t], v0);
+            v1 = _mm512_fnmadd_pd(z1, bound[t], v1);
+        }
+        mx[S] = _mm512_max_pd(mx[S], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
+    }
+    if (active > 0 && _mm512_cmpgt_epu64_mask(mx0, _mm512_castpd_si512(bound[0])) != 0) return false;
+    for (int t = 1; t < active && t < S; ++t)
+        if (_mm512_cmp_pd_mask(mx[t], bound[t], _CMP_GT_OQ) != 0) return false;
+    mx[0] = _mm512_castsi512_pd(mx0);
+    for (int t = 0; t <= S; ++t) {
+        const double m = _mm512_reduce_max_pd(mx[t]);
+        if (m > resid_max[t]) resid_max[t] = m;
+    }
+    if (i < n) {
+        bf16_t* tail[kFp64Slices] = {};
+        for (int t = 0; t < S; ++t) tail[t] = s[t] + i;
+        // A tail outside the bound would report a status (ok is all the check proves).
+        if (split_kernels_portable().fp64(x + i, n - i, sc, tail, resid_max) != SliceStatus::ok) return false;
+    }
+    return true;
+}
+
+// Whether fp64_split_checked can run with these scales: every active 2^v(t) and 2^-v(t) a
+// normal double (always so for the packer's scales, v(t) in [kFp64MinSliceExp, 0]).
+inline bool checked_scales(const Fp64Scales& sc, int slices) {
+    for (int t = 0; t < sc.active && t < slices; ++t)
+        if (!(sc.norm[t] >= 0x1p-1000 && sc.norm[t] <= 0x1p1000)) return false;
+    return true;
+}
+
 template <bool Track, int S>
 SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                               double* resid_max) {
+    if (Track && checked_scales(sc, S) && fp64_split_checked<S>(x, n, sc, s, resid_max)) return SliceStatus::ok;
     bool inexact = false;
     const SliceStatus st = fp64_split_avx512<Track, S, true>(x, n, sc, s, resid_max, &inexact);
     return inexact ? fp64_split_avx512<Track, S, false>(x, n, sc, s, resid_max, &inexact) : st;

@@ -455,6 +455,35 @@ void test_fp64_scan_split_pack_matches(void**) {
                                               is_a ? 3 : 8, threads);
 }
 
+// op(A) = A with K >= 128: the pack scales by exponents guessed from two samples of columns
+// and packs again the panels whose guess was wrong (pack.cc, guess_row_exponents). Rows with a
+// larger entry between the samples, subnormal rows, an Inf or a NaN between them, and spread
+// data (no guess) must all give what the scan before the pack gives.
+void test_fp64_guessed_row_exponents_match(void**) {
+    const int rows = 100, cols = 300;
+    kt::Rng r(31);
+    std::vector<std::vector<double>> inputs;
+    std::vector<double> x(std::size_t(rows) * cols);
+    for (auto& e : x) e = r.uniform() - 0.5;
+    inputs.push_back(x);  // every guess right
+    for (int row : {3, 40, 99}) x[row + std::size_t(150) * rows] = 0x1p10 * (r.uniform() + 0.5);
+    inputs.push_back(x);  // three rows guessed low: three panels packed again
+    for (int l = 0; l < cols; ++l) x[7 + std::size_t(l) * rows] = std::ldexp(r.uniform() + 0.5, -1060);
+    x[7 + std::size_t(200) * rows] = 0x1p-1040;
+    inputs.push_back(x);  // a subnormal row (two-step scaling), guessed low
+    x[50 + std::size_t(100) * rows] = NAN;
+    inputs.push_back(x);
+    x[50 + std::size_t(100) * rows] = -INFINITY;
+    inputs.push_back(x);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(r.uniform(), int(i % 90) - 45);
+    inputs.push_back(x);  // spread: no guess, the scan first
+    const std::vector<const SplitKernels*> tables = split_tables_here();
+    for (const SplitKernels* sk : tables)
+        for (const auto& in : inputs)
+            for (int threads : {1, 2})
+                for (int slices : {3, 8}) check_scan_split_pack(in, rows, cols, 'N', true, *sk, slices, threads);
+}
+
 void test_fp64_fused_pack_matches(void**) {
     const int rows = 70, cols = 45;
     kt::Rng r(17);
@@ -505,6 +534,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_avx512_pack_bitwise),
         cmocka_unit_test(test_fp64_fused_pack_matches),
         cmocka_unit_test(test_fp64_scan_split_pack_matches),
+        cmocka_unit_test(test_fp64_guessed_row_exponents_match),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
