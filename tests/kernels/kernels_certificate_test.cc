@@ -2,6 +2,7 @@
 // reference on inputs of every shape the certificate must handle; the decision and the result
 // bitwise identical across backends and thread counts; and the uncertifiable case forwarded.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "policy/emulate.h"
@@ -216,29 +217,72 @@ void test_near_structural_zero_repaired(void**) {
     assert_true(cs.c[0] == 0x1p-20);
 }
 
-// The test answers only for entries really zero by structure, and within its read budget
-// (M K + K N + M N): a block-diagonal product has M N / 2 such entries, more than the budget
-// lets it check at K = 64 (a known limit: such calls forward, as they did before the test).
+// Block-diagonal and banded operands: the entries outside the blocks (the band) are zero by
+// structure, M N / 2 and more of them, too many to check term by term within the read budget
+// (they were forwarded). The nonzero spans of the rows of op(A) and the columns of op(B) do not
+// meet there, which answers them at no cost: the calls route and leave those entries exactly
+// zero, every transpose pair. (The banded product's edge entries are sums of one to three
+// terms, which the certificate may repair; the block-diagonal one repairs nothing.)
+void test_block_diagonal_and_banded_routed(void**) {
+    const int m = 64, n = 64, k = 64;
+    for (int shape = 0; shape < 2; ++shape)
+        for (int variant = 0; variant < 4; ++variant) {
+            const char ta = variant & 1 ? 'T' : 'N', tb = variant & 2 ? 'T' : 'N';
+            // shape 0: two diagonal blocks of 32; shape 1: bandwidth 3 in both operands.
+            const auto kept = [shape](int r, int c, int rows, int cols) {
+                return shape == 0 ? (r < rows / 2) == (c < cols / 2) : std::abs(r - c) <= 3;
+            };
+            Case cs = make_case(ta, tb, m, n, k, 400 + 4 * shape + variant);
+            for (int i = 0; i < m; ++i)
+                for (int l = 0; l < k; ++l)
+                    if (!kept(i, l, m, k)) cs.a[ta == 'N' ? i + std::size_t(l) * m : l + std::size_t(i) * k] = 0;
+            for (int l = 0; l < k; ++l)
+                for (int j = 0; j < n; ++j)
+                    if (!kept(l, j, k, n)) cs.b[tb == 'N' ? l + std::size_t(j) * k : j + std::size_t(l) * n] = 0;
+            amxblas::StructuralZeros<double> zeros(cs.g);
+            int yes = 0, expected = 0;
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < m; ++i) {
+                    const bool structural = shape == 0 ? (i < m / 2) != (j < n / 2) : std::abs(i - j) > 6;
+                    expected += structural;
+                    yes += structural && zeros(i, j);
+                }
+            assert_int_equal(yes, expected);  // every one, whatever the budget
+            const Fp64AutoReport rep = check_certified(cs, 2);  // routed, and within DGEMM's bound
+            if (shape == 0) assert_int_equal(rep.repaired, 0);
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < m; ++i)
+                    if (shape == 0 ? (i < m / 2) != (j < n / 2) : std::abs(i - j) > 6)
+                        assert_true(cs.c[i + std::size_t(j) * m] == 0);
+        }
+}
+
+// The term-by-term check answers only for entries really zero by structure, and within its read
+// budget (M K + K N + M N, each check charged the overlap of the two spans it reads). Operands
+// whose nonzeros interleave by parity (op(A)(i, l) != 0 only where l = i mod 2, op(B)(l, j) only
+// where l != j mod 2) have spans that all meet and M N / 2 entries zero by structure: more than
+// the budget lets the test check at K = 64, so the call is forwarded (a known limit).
 void test_structural_zero_budget(void**) {
     const int m = 64, n = 64, k = 64;
     Case cs = make_case('N', 'N', m, n, k, 8);
     for (int l = 0; l < k; ++l)
         for (int i = 0; i < m; ++i)
-            if ((i < m / 2) != (l < k / 2)) cs.a[i + std::size_t(l) * m] = 0;
+            if (l % 2 != i % 2) cs.a[i + std::size_t(l) * m] = 0;
     for (int j = 0; j < n; ++j)
         for (int l = 0; l < k; ++l)
-            if ((l < k / 2) != (j < n / 2)) cs.b[l + std::size_t(j) * k] = 0;
+            if (l % 2 == j % 2) cs.b[l + std::size_t(j) * k] = 0;
     amxblas::StructuralZeros<double> zeros(cs.g), other(cs.g);
     int yes = 0;
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i) {
-            if ((i < m / 2) != (j < n / 2))
+            if (i % 2 == j % 2)
                 yes += zeros(i, j);
             else
-                assert_false(other(i, j));  // a product of two nonzero blocks
+                assert_false(other(i, j));  // term l = i mod 2 has two nonzero factors
         }
-    assert_int_equal(yes, (m * k + k * n + m * n) / k);  // every check is charged K reads
-    // So the call, whose 2048 zero entries the test may not all check, is forwarded as before.
+    // A row's span is 0..62 (i even) or 1..63, a column's 1..63 (j even) or 0..62: each entry
+    // zero by structure overlaps on 1..62, 62 reads.
+    assert_int_equal(yes, (m * k + k * n + m * n) / 62);
     RunOptions o = kt::options(kFp64Auto, 2);
     assert_string_equal(amxblas::emulate_gemm(cs.g, o), "accuracy:uncertified");
 }
@@ -257,6 +301,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_auto_bitwise_reproducible),
         cmocka_unit_test(test_structural_zeros_routed),
         cmocka_unit_test(test_near_structural_zero_repaired),
+        cmocka_unit_test(test_block_diagonal_and_banded_routed),
         cmocka_unit_test(test_structural_zero_budget),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
