@@ -376,16 +376,19 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
         const int count = std::min(kTile, outer - p * kTile);
         BlockSource kind;
         const double* src = full_block<IsA>(x, p, s, &kind);
-        if (guess) {  // op(A) = A (pack_a_speculative): the block's rows lie in its 32 columns
+        std::uint64_t* mine_max = guess ? rowmax.data() + std::size_t(who) * outer + p * kTile : nullptr;
+        if (guess && !src) {  // op(A) = A (guess_row_exponents): the block's rows lie in its columns
             const int l0 = s * kTile;
             sk.absbits_max_lanes(x.x + p * kTile + std::size_t(l0) * std::size_t(x.ld), std::size_t(x.ld),
-                                 std::min(kTile, x.cols - l0), count, rowmax.data() + std::size_t(who) * outer + p * kTile);
+                                 std::min(kTile, x.cols - l0), count, mine_max);
         }
         if (use_exps) {
             BlockScale bs;
             block_scale(use_exps, p * kTile, count, &bs);
-            const bool sub = src ? sk.gather_scale_fp64(kind, src, std::size_t(x.ld), IsA, bs, tile)
-                                 : (gather_block<IsA>(x, sk, p, s, tile), sk.scale_fp64(IsA, bs, tile));
+            // A full block with guess (kind a_n): its rows' maxima taken as it is gathered.
+            const bool sub = src && guess ? sk.gather_scale_rowmax_fp64(src, std::size_t(x.ld), bs, tile, mine_max)
+                             : src        ? sk.gather_scale_fp64(kind, src, std::size_t(x.ld), IsA, bs, tile)
+                                          : (gather_block<IsA>(x, sk, p, s, tile), sk.scale_fp64(IsA, bs, tile));
             mine.subnormal = sub || mine.subnormal;
         } else {
             gather_block<IsA>(x, sk, p, s, tile);

@@ -158,9 +158,14 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
 // general ones, by induction over t (slice t's inputs are the general ones when the slices
 // before it met the bound). Inf and NaN: mx[0] is kept as the largest |x| pattern (the same
 // value as max_pd on finite inputs), above every finite bound for an Inf or NaN; a run with
-// one fails the check, and later residuals are finite when the inputs are. Returns false when
+// one fails the check, and later residuals are finite when the inputs are (so the maxima
+// t >= 1, taken by VRANGEPD, never see a NaN in a run that passes). Returns false when
 // the check fails, and the caller splits the run again the general way (overwriting every
 // store; resid_max may have taken maxima the general split takes too, and max is idempotent).
+// max(m, |v|) lane by lane for m >= 0 and v not NaN, in one VRANGEPD (imm 0x0B: the operand of
+// larger magnitude, sign cleared): the value max_pd(m, abs_pd(v)) gives.
+inline __m512d absmax_into(__m512d m, __m512d v) { return _mm512_range_pd(m, v, 0x0B); }
+
 template <int S>
 bool fp64_split_checked(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                         double* resid_max) {
@@ -183,7 +188,7 @@ bool fp64_split_checked(const double* x, std::size_t n, const Fp64Scales& sc, bf
         mx0 = _mm512_max_epu64(mx0, _mm512_max_epu64(_mm512_and_si512(_mm512_castpd_si512(v0), abs_mask),
                                                     _mm512_and_si512(_mm512_castpd_si512(v1), abs_mask)));
         for (int t = 0; t < S; ++t) {
-            if (t > 0) mx[t] = _mm512_max_pd(mx[t], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
+            if (t > 0) mx[t] = absmax_into(absmax_into(mx[t], v0), v1);
             if (t >= active) {
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(s[t] + i), _mm256_setzero_si256());
                 continue;
@@ -195,7 +200,7 @@ bool fp64_split_checked(const double* x, std::size_t n, const Fp64Scales& sc, bf
             v0 = _mm512_fnmadd_pd(z0, bound[t], v0);
             v1 = _mm512_fnmadd_pd(z1, bound[t], v1);
         }
-        mx[S] = _mm512_max_pd(mx[S], _mm512_max_pd(_mm512_abs_pd(v0), _mm512_abs_pd(v1)));
+        mx[S] = absmax_into(absmax_into(mx[S], v0), v1);
     }
     if (active > 0 && _mm512_cmpgt_epu64_mask(mx0, _mm512_castpd_si512(bound[0])) != 0) return false;
     for (int t = 1; t < active && t < S; ++t)
@@ -356,7 +361,8 @@ const SplitKernels& split_kernels_avx512() {
                                 gather_avx512<float>,
                                 gather_avx512<double>,
                                 gather_split_fp32_avx512,
-                                gather_scale_fp64_avx512};
+                                gather_scale_fp64_avx512,
+                                gather_scale_rowmax_fp64_avx512};
     return k;
 }
 
