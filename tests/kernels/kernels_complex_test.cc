@@ -104,7 +104,7 @@ void check_against_blas(Problem<R>& p, int threads, int products = 21) {
 template <typename R>
 void shapes() {
     const int sizes[][3] = {{1, 1, 1}, {33, 17, 45}, {64, 32, 16}};
-    const char t[] = "NTC";
+    const char t[] = {'N', 'T', 'C'};  // not "NTC": its NUL would be a fourth, invalid, transpose
     std::uint64_t seed = 1;
     for (const auto& s : sizes)
         for (char ta : t)
