@@ -347,6 +347,18 @@ void scan_panel(const OperandView<double>& x, bool as_rows, const SplitKernels& 
     for (int o = 0; o < n; ++o) scan->record(o0 + o, m[o], who);
 }
 
+// The guessed pack's temporaries (guess_row_exponents, pack_fp64 with guess), kept per calling
+// thread from call to call: a warm routed call then takes no fresh heap page for them
+// (kernels_workspace_test counts page faults).
+struct GuessScratch {
+    std::vector<std::uint64_t> samples, rowmax;
+    std::vector<int> guess, again;
+};
+GuessScratch& guess_scratch() {
+    thread_local GuessScratch s;
+    return s;
+}
+
 // Splits and packs op(X), scaled by exps (nullptr: unscaled), with the scales sc; resid_max:
 // nullptr, or where to gather max |X^(t)|, t = 0..sc.slices (SplitKernels::fp64).
 // norms, subnormal: optional, see Fp64Split.
@@ -367,7 +379,8 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
     // With guess: one partial per participant and panel (a panel packed again replaces its
     // own), and each participant's maxima of the rows' |x| patterns.
     PerParticipant<Fp64PackPartial> part(guess ? std::size_t(participants) * out.panels : std::size_t(participants));
-    std::vector<std::uint64_t> rowmax(guess ? std::size_t(participants) * outer : 0);
+    std::vector<std::uint64_t>& rowmax = guess_scratch().rowmax;
+    if (guess) rowmax.assign(std::size_t(participants) * outer, 0);
     const int* use_exps = guess ? guess : exps;
     const auto pack_block = [&](int p, int s, int who) {
         Fp64PackPartial& mine = part[guess ? std::size_t(who) * out.panels + p : std::size_t(who)];
@@ -423,7 +436,8 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
             for (int w = 1; w < participants; ++w) mo = std::max(mo, rowmax[std::size_t(w) * outer + o]);
             scan->record(o, mo, 0);
         }
-        std::vector<int> again;
+        std::vector<int>& again = guess_scratch().again;
+        again.clear();
         if (!scan->bad())
             for (int p = 0; p < out.panels; ++p) {
                 const int first = p * kTile, count = std::min(kTile, outer - first);
@@ -675,7 +689,8 @@ bool guess_row_exponents(const OperandView<double>& a, const SplitKernels& sk, i
     const std::size_t ld = std::size_t(a.ld);
     constexpr int kSamples = 3;
     const int at[kSamples] = {0, (k / 2) / kTile * kTile, k - kTile};
-    std::vector<std::uint64_t> mx(std::size_t(kSamples) * m, 0);
+    std::vector<std::uint64_t>& mx = guess_scratch().samples;
+    mx.assign(std::size_t(kSamples) * m, 0);
     constexpr int kRows = 2048;
     parallel_for(threads, (m + kRows - 1) / kRows, [&](int c, int) {
         const int o0 = c * kRows, n = std::min(kRows, m - o0);
@@ -711,7 +726,7 @@ const char* scan_split_pack(const OperandView<double>& x, int* exps, unsigned ch
     const bool fast = out.geom == kAmxGeometry;
     if (x.kind != Interleave::real || (x.trans == 'N') == IsA || !fast) {
         if (IsA && x.kind == Interleave::real && fast) {
-            std::vector<int> guess;
+            std::vector<int>& guess = guess_scratch().guess;
             if (guess_row_exponents(x, sk, threads, &guess)) {
                 ExponentScan scan(exps, zero, threads);
                 const char* why = split_pack<IsA>(x, exps, true, sp, out, sk, threads, &scan, guess.data());
