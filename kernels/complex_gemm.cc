@@ -115,12 +115,12 @@ bool too_large(int n, int k) { return n > (INT_MAX - 64) / 2 || k > (INT_MAX - 6
 
 }  // namespace
 
-std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads) {
-    return sgemm_workspace_bytes(m, 2 * n, 2 * k, threads);
+std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads, Backend backend) {
+    return sgemm_workspace_bytes(m, 2 * n, 2 * k, threads, backend);
 }
 
-std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads) {
-    return dgemm_workspace_bytes(m, 2 * n, 2 * k, threads);
+std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads, Backend backend) {
+    return dgemm_workspace_bytes(m, 2 * n, 2 * k, threads, 21, backend);
 }
 
 const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptions& opt) {

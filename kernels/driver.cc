@@ -3,7 +3,7 @@
 //
 //   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
 //     for each BK panel
-//       for each 32x32 micro-tile
+//       for each mr x nr micro-tile (the micro-kernel set's geometry, microkernel.h)
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
 //         FP64: for each product (i, j), i + j < d, smallest first (index sum descending):
 //               one product -> tile; block accumulator (FP64) += widen(tile) * 2^(vA_i + vB_j)
@@ -48,8 +48,6 @@ namespace amxblas::kernels {
 namespace {
 
 constexpr std::size_t kAlign = 64;
-constexpr int kTilesPerBlock = kBlockM / kTile;  // 8 micro-tiles per block side
-constexpr int kStepsPerPanel = kBlockK / kTile;  // 8 K steps per BK panel
 
 std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
@@ -60,34 +58,38 @@ std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign;
 // moves each buffer one L1 set and 65 L2 sets further than the one before.
 constexpr std::size_t kSliceStagger = 4096 + 64;
 
-std::size_t slice_stride(int outer, int k) {
-    return align_up(packed_slice_elems(outer, k) * sizeof(bf16_t)) + kSliceStagger;
+std::size_t slice_stride(int outer, int k, int tile, int kstep) {
+    return align_up(packed_slice_elems(outer, k, tile, kstep) * sizeof(bf16_t)) + kSliceStagger;
 }
 
-std::size_t component_bytes(int m, int n, int k, int slices) {
-    return slice_stride(m, k) * slices + slice_stride(n, k) * slices;
+std::size_t component_bytes(const TileGeometry& g, int m, int n, int k, int slices) {
+    return slice_stride(m, k, g.mr, g.kstep) * slices + slice_stride(n, k, g.nr, g.kstep) * slices;
 }
 
 // FP64 product tiles widened and added in one pass (reconstruct.h): up to 8 (32 KiB, in L1).
 constexpr int kWidenBatch = 8;
 
-// Per thread: the BM x BN block accumulator and the 32x32 FP32 micro-tiles (one for sgemm,
+// Per thread: the BM x BN block accumulator and the mr x nr FP32 micro-tiles (one for sgemm,
 // kWidenBatch for dgemm).
 template <typename Acc>
-std::size_t thread_scratch_bytes() {
+std::size_t thread_scratch_bytes(const TileGeometry& g) {
     const int tiles = sizeof(Acc) == sizeof(double) ? kWidenBatch : 1;
-    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(tiles * kStepElems * sizeof(float));
+    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(std::size_t(tiles) * g.mr * g.nr * sizeof(float));
 }
 
 char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
 
-// Carves the slice buffers of A then B out of the workspace; returns the first byte after.
-char* lay_out(char* base, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb) {
-    const std::size_t sa = slice_stride(m, k), sb = slice_stride(n, k);
+// Carves the slice buffers of A then B, laid out for geometry g, out of the workspace; returns
+// the first byte after.
+char* lay_out(char* base, const TileGeometry& g, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb) {
+    const std::size_t sa = slice_stride(m, k, g.mr, g.kstep), sb = slice_stride(n, k, g.nr, g.kstep);
     pa->slices = pb->slices = slices;
-    pa->panels = round_up_tile(m) / kTile;
-    pb->panels = round_up_tile(n) / kTile;
-    pa->ksteps = pb->ksteps = round_up_tile(k) / kTile;
+    pa->geom = pb->geom = g;
+    pa->block_elems = std::size_t(g.a_block_elems());
+    pb->block_elems = std::size_t(g.b_block_elems());
+    pa->panels = round_up(m, g.mr) / g.mr;
+    pb->panels = round_up(n, g.nr) / g.nr;
+    pa->ksteps = pb->ksteps = round_up(k, g.kstep) / g.kstep;
     for (int s = 0; s < slices; ++s) pa->slice[s] = reinterpret_cast<bf16_t*>(base + s * sa);
     base += slices * sa;
     for (int s = 0; s < slices; ++s) pb->slice[s] = reinterpret_cast<bf16_t*>(base + s * sb);
@@ -100,15 +102,23 @@ const char* check_backend(const RunOptions& opt) {
     return nullptr;
 }
 
-// The block geometry shared by both precisions.
+// The call's micro-kernel set: the backend's, or the caller's own (RunOptions::microkernels).
+MicroKernels kernels_for(const RunOptions& opt) {
+    return opt.microkernels ? *opt.microkernels : microkernels_for(opt.backend);
+}
+
+// The block geometry shared by both precisions, in the micro-kernel set's tiles.
 struct Blocking {
-    int mtiles, ntiles, ksteps;  // in 32s, after padding
+    TileGeometry g;
+    int mtiles, ntiles, ksteps;  // in mr, nr and kstep units, after padding
+    int tiles_m, tiles_n, steps;  // per block and panel: BM / mr, BN / nr, BK / kstep
     int mblocks, nblocks, panels;
-    Blocking(int m, int n, int k)
-        : mtiles(round_up_tile(m) / kTile), ntiles(round_up_tile(n) / kTile), ksteps(round_up_tile(k) / kTile),
-          mblocks((mtiles + kTilesPerBlock - 1) / kTilesPerBlock),
-          nblocks((ntiles + kTilesPerBlock - 1) / kTilesPerBlock),
-          panels((ksteps + kStepsPerPanel - 1) / kStepsPerPanel) {}
+    Blocking(const TileGeometry& geom, int m, int n, int k)
+        : g(geom), mtiles(round_up(m, g.mr) / g.mr), ntiles(round_up(n, g.nr) / g.nr), ksteps(round_up(k, g.kstep) / g.kstep),
+          tiles_m(kBlockM / g.mr), tiles_n(kBlockN / g.nr), steps(kBlockK / g.kstep),
+          mblocks((mtiles + tiles_m - 1) / tiles_m),
+          nblocks((ntiles + tiles_n - 1) / tiles_n),
+          panels((ksteps + steps - 1) / steps) {}
 };
 
 // C(i0.., j0..) := alpha * acc + beta * C over the valid part of one block; acc is row-major
@@ -161,7 +171,7 @@ void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroK
         std::atomic<int> next{0};
         Task(const Blocking& b, char* s, const MicroKernels& m, Block& f) : bl(b), scratch(s), mk(m), block(f) {}
         void run(int participant) override {
-            char* mine = scratch + thread_scratch_bytes<Acc>() * participant;
+            char* mine = scratch + thread_scratch_bytes<Acc>(bl.g) * participant;
             Acc* acc = reinterpret_cast<Acc*>(mine);
             float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)));
             bool begun = false;
@@ -186,24 +196,26 @@ void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroK
 //       using Acc = ...;  // float or double, the type of the block accumulator and of C
 //       void begin_block(Acc* acc, int rows, int cols) const;
 //       void tile(const MicroKernels& mk, int panel, int ksteps, int pi, int pj, int s0,
-//                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN
+//                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN;
+//                                                // tile: mr x nr scratch (kWidenBatch for FP64)
 //       void finish(int i0, int j0, Acc* acc, int rows, int cols) const;  // before the writer
 //   };
 template <typename Step>
 void run_blocks(int m, int n, int k, const Step& step, const MicroKernels& mk, char* scratch, int threads,
                 const BlockWriter<typename Step::Acc>& write) {
     using Acc = typename Step::Acc;
-    const Blocking bl(m, n, k);
+    const TileGeometry& g = mk.geometry;
+    const Blocking bl(g, m, n, k);
     for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
-        const int ti_end = std::min(kTilesPerBlock, bl.mtiles - ib * kTilesPerBlock);
-        const int tj_end = std::min(kTilesPerBlock, bl.ntiles - jb * kTilesPerBlock);
-        step.begin_block(acc, ti_end * kTile, tj_end * kTile);
+        const int ti_end = std::min(bl.tiles_m, bl.mtiles - ib * bl.tiles_m);
+        const int tj_end = std::min(bl.tiles_n, bl.ntiles - jb * bl.tiles_n);
+        step.begin_block(acc, ti_end * g.mr, tj_end * g.nr);
         for (int kb = 0; kb < bl.panels; ++kb) {
-            const int s0 = kb * kStepsPerPanel, ns = std::min(kStepsPerPanel, bl.ksteps - s0);
+            const int s0 = kb * bl.steps, ns = std::min(bl.steps, bl.ksteps - s0);
             for (int ti = 0; ti < ti_end; ++ti)
                 for (int tj = 0; tj < tj_end; ++tj) {
-                    const int pi = ib * kTilesPerBlock + ti, pj = jb * kTilesPerBlock + tj;
-                    step.tile(mk, kb, ns, pi, pj, s0, acc + ti * kTile * kBlockN + tj * kTile, tile);
+                    const int pi = ib * bl.tiles_m + ti, pj = jb * bl.tiles_n + tj;
+                    step.tile(mk, kb, ns, pi, pj, s0, acc + ti * g.mr * kBlockN + tj * g.nr, tile);
                 }
         }
         step.finish(ib * kBlockM, jb * kBlockN, acc, std::min(kBlockM, m - ib * kBlockM), std::min(kBlockN, n - jb * kBlockN));
@@ -230,8 +242,12 @@ struct Fp32Step {
             mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
             return;
         }
-        mk.fp32_chain(ns, p, tile, kTile);
-        recon->time([&] { rk.add_fp32(tile, dst, kBlockN); });
+        const TileGeometry& g = mk.geometry;
+        mk.fp32_chain(ns, p, tile, g.nr);
+        recon->time([&] {
+            if (g == kAmxGeometry) rk.add_fp32(tile, dst, kBlockN);
+            else add_fp32_tile(tile, g.mr, g.nr, dst, kBlockN);
+        });
     }
     void finish(int, int, float*, int, int) const {}
 };
@@ -284,12 +300,17 @@ struct Fp64Step {
         for (int r = 0; r < rows; ++r) std::memset(acc + r * kBlockN, 0, sizeof(double) * cols);
     }
     void tile(const MicroKernels& mk, int, int ns, int pi, int pj, int s0, double* dst, float* tiles) const {
+        const TileGeometry& g = mk.geometry;
+        const std::size_t tile_elems = std::size_t(g.mr) * g.nr;
         for (int q0 = 0; q0 < live; q0 += kWidenBatch) {
             const int nq = std::min(kWidenBatch, live - q0);
             for (int q = 0; q < nq; ++q)
                 mk.product(ns, pa.block(sched[q0 + q].i, pi, s0), pb.block(sched[q0 + q].j, pj, s0),
-                           tiles + std::size_t(q) * kStepElems, kTile);
-            recon->time([&] { rk.widen_add(tiles, pscale + q0, nq, dst, kBlockN); });
+                           tiles + q * tile_elems, g.nr);
+            recon->time([&] {
+                if (g == kAmxGeometry) rk.widen_add(tiles, pscale + q0, nq, dst, kBlockN);
+                else widen_add_tile(tiles, g.mr, g.nr, pscale + q0, nq, dst, kBlockN);
+            });
         }
     }
     // acc := acc * 2^(e_i + f_j), rounded once: the writer's alpha * acc + beta * C is then
@@ -302,6 +323,21 @@ struct Fp64Step {
 };
 
 int clamp_threads(int t) { return t < 1 ? 1 : t; }
+
+// The workspace of one call (emulated_gemm.h) for the micro-kernel set's geometry g.
+std::size_t sgemm_bytes(const TileGeometry& g, int m, int n, int k, int threads) {
+    return component_bytes(g, m, n, k, kFp32Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<float>(g);
+}
+
+std::size_t dgemm_bytes(const TileGeometry& g, int m, int n, int k, int threads, int products) {
+    return component_bytes(g, m, n, k, fp64_depth(products)) +
+           std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>(g);
+}
+
+std::size_t dgemm_auto_bytes(const TileGeometry& g, int m, int n, int k, int threads) {
+    return component_bytes(g, m, n, k, kFp64Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>(g) +
+           component_bytes(g, m, n, k, 1) + align_up(std::size_t(m) * n * sizeof(double));
+}
 
 // What the split found, for the caller's checks and the auto certificate.
 Fp64SplitFacts split_facts(const Fp64Split& sp, int outer, const unsigned char* zero) {
@@ -334,7 +370,7 @@ int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched
 // A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound; one
 // panel (ksteps packed blocks) per task.
 void abs_slice(const PackedOperand& src, bf16_t* dst, int threads) {
-    const std::size_t panel_elems = std::size_t(src.ksteps) * kStepElems;
+    const std::size_t panel_elems = std::size_t(src.ksteps) * src.block_elems;
     parallel_for(threads, src.panels, [&](int p, int) {
         const bf16_t* from = src.slice[0] + std::size_t(p) * panel_elems;
         bf16_t* to = dst + std::size_t(p) * panel_elems;
@@ -348,12 +384,14 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
                           const RunOptions& opt, const BlockWriter<float>& write) {
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
+    const MicroKernels mk = kernels_for(opt);
+    const TileGeometry& g = mk.geometry;
     WorkspaceLease ws;
-    if (const char* why = lease_workspace(sgemm_workspace_bytes(m, n, k, threads), opt.workspace_cap_bytes, &ws))
+    if (const char* why = lease_workspace(sgemm_bytes(g, m, n, k, threads), opt.workspace_cap_bytes, &ws))
         return why;
     PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.data()), m, n, k, kFp32Slices, &pa, &pb);
-    pa.stream = pb.stream = component_bytes(m, n, k, kFp32Slices) > streaming_threshold_bytes();
+    char* scratch = lay_out(static_cast<char*>(ws.data()), g, m, n, k, kFp32Slices, &pa, &pb);
+    pa.stream = pb.stream = component_bytes(g, m, n, k, kFp32Slices) > streaming_threshold_bytes();
 
     const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
@@ -363,12 +401,11 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
 
     ReconClock recon;
     recon.on = opt.times != nullptr;
-    run_blocks(m, n, k, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, microkernels_for(opt.backend), scratch, threads,
-               write);
+    run_blocks(m, n, k, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, mk, scratch, threads, write);
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
-        const Blocking bl(m, n, k);
+        const Blocking bl(g, m, n, k);
         opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
@@ -381,6 +418,7 @@ struct PreparedDgemm::State {
     BlockWriter<double> write;
     RunOptions opt;
     int threads = 1;
+    MicroKernels mk;  // the call's micro-kernel set (kernels_for)
     WorkspaceLease ws;
     PackedOperand pa, pb;
     char* scratch = nullptr;
@@ -416,7 +454,9 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     st->write = std::move(write);
     st->opt = opt;
     st->threads = clamp_threads(opt.threads);
+    st->mk = kernels_for(opt);
     const int threads = st->threads;
+    const TileGeometry& g = st->mk.geometry;
 
     // The exponent scans run inside the split (scan_split_pack_*_fp64: each panel is scanned
     // just before it is packed, so the input is read once). An Inf or NaN is still reported
@@ -438,10 +478,10 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
         return why;
     };
 
-    const std::size_t bytes = automatic ? dgemm_auto_workspace_bytes(m, n, k, threads)
-                                        : dgemm_workspace_bytes(m, n, k, threads, opt.fp64_products);
+    const std::size_t bytes = automatic ? dgemm_auto_bytes(g, m, n, k, threads)
+                                        : dgemm_bytes(g, m, n, k, threads, opt.fp64_products);
     if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return nonfinite_first(why);
-    st->scratch = lay_out(static_cast<char*>(st->ws.data()), m, n, k, slices, &st->pa, &st->pb);
+    st->scratch = lay_out(static_cast<char*>(st->ws.data()), g, m, n, k, slices, &st->pa, &st->pb);
     if (automatic) {
         st->norms_a.resize(std::size_t(slices) * m);
         st->norms_b.resize(std::size_t(slices) * n);
@@ -462,9 +502,9 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     if (automatic) {
         // The certificate's lower bound of |A||B|: one BF16 product of |Z_0^A| and |Z_0^B|,
         // exact per panel like every other product, summed over the panels in FP64.
-        const std::size_t sa_bytes = align_up(packed_slice_elems(m, k) * sizeof(bf16_t));
-        const std::size_t sb_bytes = align_up(packed_slice_elems(n, k) * sizeof(bf16_t));
-        char* extra = st->scratch + std::size_t(threads) * thread_scratch_bytes<double>();
+        const std::size_t sa_bytes = align_up(packed_slice_elems(m, k, g.mr, g.kstep) * sizeof(bf16_t));
+        const std::size_t sb_bytes = align_up(packed_slice_elems(n, k, g.nr, g.kstep) * sizeof(bf16_t));
+        char* extra = st->scratch + std::size_t(threads) * thread_scratch_bytes<double>(g);
         PackedOperand abs_a = st->pa, abs_b = st->pb;
         abs_a.slice[0] = reinterpret_cast<bf16_t*>(extra);
         abs_b.slice[0] = reinterpret_cast<bf16_t*>(extra + sa_bytes);
@@ -477,7 +517,7 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
             const double one[1] = {1.0};
             ReconClock no_clock;
             run_blocks(m, n, k, Fp64Step{abs_a, abs_b, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
-                       microkernels_for(opt.backend), st->scratch, threads, [lower, m, n](int i0, int j0, const double* acc) {
+                       st->mk, st->scratch, threads, [lower, m, n](int i0, int j0, const double* acc) {
                            const int rows = std::min(kBlockM, m - i0), cols = std::min(kBlockN, n - j0);
                            for (int j = 0; j < cols; ++j)
                                for (int i = 0; i < rows; ++i) lower[i0 + i + std::size_t(j0 + j) * m] = acc[i * kBlockN + j];
@@ -509,12 +549,12 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
     run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, reconstruct_kernels(), sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
-               microkernels_for(st.opt.backend), st.scratch, st.threads, st.write);
+               st.mk, st.scratch, st.threads, st.write);
     if (finish_repairs) finish_repairs(st.threads);
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
         st.opt.times->compute_s = now_s() - t1;
-        const Blocking bl(st.m, st.n, st.k);
+        const Blocking bl(st.mk.geometry, st.m, st.n, st.k);
         st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
@@ -522,8 +562,8 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
 
 }  // namespace
 
-std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads) {
-    return component_bytes(m, n, k, kFp32Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<float>();
+std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads, Backend backend) {
+    return sgemm_bytes(microkernels_for(backend).geometry, m, n, k, threads);
 }
 
 int fp64_depth(int products) {
@@ -531,14 +571,12 @@ int fp64_depth(int products) {
     return v ? v->depth : 0;
 }
 
-std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads, int products) {
-    return component_bytes(m, n, k, fp64_depth(products)) +
-           std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>();
+std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads, int products, Backend backend) {
+    return dgemm_bytes(microkernels_for(backend).geometry, m, n, k, threads, products);
 }
 
-std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads) {
-    return component_bytes(m, n, k, kFp64Slices) + std::size_t(clamp_threads(threads)) * thread_scratch_bytes<double>() +
-           component_bytes(m, n, k, 1) + align_up(std::size_t(m) * n * sizeof(double));
+std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads, Backend backend) {
+    return dgemm_auto_bytes(microkernels_for(backend).geometry, m, n, k, threads);
 }
 
 namespace {

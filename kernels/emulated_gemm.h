@@ -61,15 +61,16 @@ bool backend_runnable_on_cpu(Backend b);
 
 // Bytes one call allocates (computed before any allocation, compared with
 // RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
-// d = fp64_depth(products) for FP64, each padded to multiples of 32 and staggered by 4160
-// bytes) plus, per thread, one
-// BM x BN block accumulator (FP32 or FP64) and 32x32 FP32 tiles (one for FP32, eight for
-// FP64). With threads = 1 that is the single-thread cost. The buffers come from a
-// per-process pool (kernels/workspace.h).
-std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1);
-std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21);
+// d = fp64_depth(products) for FP64, each padded to whole tiles and K steps of the backend's
+// micro-kernel geometry (microkernel.h; 32 x 32 x 32 for every backend today) and staggered by
+// 4160 bytes) plus, per thread, one BM x BN block accumulator (FP32 or FP64) and mr x nr FP32
+// tiles (one for FP32, eight for FP64). With threads = 1 that is the single-thread cost. The
+// buffers come from a per-process pool (kernels/workspace.h).
+std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
+std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21,
+                                  Backend backend = Backend::reference);
 // Auto: eight slices, |slice 0| of each operand and the m x n lower-bound product.
-std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads = 1);
+std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
 
 // 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6, 28 -> 7, 36 -> 8: the slices d of the products i + j < d
 // (paper Eq. 15); anything else -> 0.
@@ -120,7 +121,7 @@ const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size
 const char* emulate_cgemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt);
 const char* prepare_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt, PreparedDgemm* out);
 // Bytes one complex call allocates: those of the real GEMM it becomes.
-std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads = 1);
-std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads = 1);
+std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
+std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
 
 }  // namespace amxblas::kernels

@@ -8,6 +8,8 @@
 
 namespace amxblas::kernels {
 
+struct MicroKernels;  // kernels/microkernel.h
+
 constexpr int kFp32Slices = 3;  // BF16 slices per FP32 value (paper Eq. 8)
 // Ozaki BF16 slices per FP64 value (paper Eqs. 13-14): up to eight (36 products, i + j < 8);
 // the paper's experiment uses six.
@@ -64,6 +66,11 @@ struct RunOptions {
     // hardware facts are gathered by the shim (shim/hardware.h, amx_emulator_present()).
     bool amx_emulator = false;
     PhaseTimes* times = nullptr;         // optional
+    // A micro-kernel set to use instead of the backend's (which must still be usable): the
+    // expert hook, as BLIS's expert interface takes a context, through which
+    // tests/kernels/kernels_geometry_test.cc runs a set of another geometry that is no
+    // backend. Nothing above the kernels sets it.
+    const MicroKernels* microkernels = nullptr;
 };
 
 // The sizes are int: the policy forwards calls whose M, N or K do not fit (size:too-large).

@@ -148,6 +148,6 @@ void product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc) {
 }  // namespace
 
 // AMX overrides every entry of the reference table.
-MicroKernels amx_microkernels() { return MicroKernels{thread_begin, thread_end, fp32_chain, product}; }
+MicroKernels amx_microkernels() { return MicroKernels{kAmxGeometry, thread_begin, thread_end, fp32_chain, product}; }
 
 }  // namespace amxblas::kernels

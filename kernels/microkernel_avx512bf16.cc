@@ -120,6 +120,7 @@ void product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc) {
 
 MicroKernels avx512_microkernels() {
     MicroKernels k = reference_microkernels();
+    k.geometry = kAmxGeometry;  // the layout step() reads (two 16-column B groups per K step)
     k.fp32_chain = fp32_chain;
     k.product = product;
     return k;

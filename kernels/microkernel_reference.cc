@@ -1,145 +1,20 @@
-// Portable scalar micro-kernel: the oracle every fast kernel is checked against.
-//
-// It follows the Intel SDM's Operation section of TDPBF16PS: for each output element and each
-// instruction (one K step: 16 BF16 pairs), two FP32 chains start at zero, one over the first
-// BF16 of every pair and one over the second,
-//     even = fma(a[2k],   b[2k],   even)      k = 0..15
-//     odd  = fma(a[2k+1], b[2k+1], odd)
-// and only then is their sum added to the destination: dst = dst + (even + odd). Every step
-// has DAZ = FTZ = 1 and rounds to nearest even; MXCSR is not consulted. (Older manuals and the
-// intrinsics guide show a single chain straight into dst; the two orders round differently.
-// The trap-and-emulate harness in tests/amxemu implements the same SDM text, so FP32 results of
-// this kernel and of the AMX kernel under the harness are bitwise equal.)
-// Built with -ffp-contract=off so that the compiler does not fuse or reorder the steps.
-//
-// A product of two BF16 values has at most 16 significant bits, so it is exact in FP32 unless
-// it leaves the normal range; then `acc + a*b` with one FP32 rounding IS the FMA. Only a
-// product outside [2^-126, 2^127] needs the real FMA (std::fmaf rounds once, like the
-// hardware); panels whose exponents cannot reach that range never take that path.
-#include <cmath>
-#include <cfloat>
-#include <cstring>
-
-#include "kernels/microkernel.h"
+// The reference backend's micro-kernel table: the portable kernel of microkernel_reference.h
+// at kAmxGeometry. Built with -ffp-contract=off (the header says why).
+#include "kernels/microkernel_reference.h"
 
 namespace amxblas::kernels {
 namespace {
 
-constexpr int kPairs = kTile / 2;                   // K pairs in one K step
-constexpr float kF32MinNormal = FLT_MIN;            // 2^-126
-constexpr int kBf16ExpBias = 127;
-// Exponent sums that keep every product normal and finite: |a*b| in [2^(ea+eb), 2^(ea+eb+2)).
-constexpr int kSafeExpSumMin = -126;
-constexpr int kSafeExpSumMax = 125;
-
-inline float daz(bf16_t h) { return bf16_is_denormal(h) ? 0.0f : bf16_to_float(h); }
-
-inline float ftz(float x) { return std::fabs(x) < kF32MinNormal ? std::copysign(0.0f, x) : x; }
-
-// Unbiased exponent of a normal BF16 value; zero, denormal, Inf and NaN report nothing.
-inline bool bf16_exponent(bf16_t h, int* e) {
-    const int biased = (h >> 7) & 0xFF;
-    if (biased == 0 || biased == 0xFF) return false;
-    *e = biased - kBf16ExpBias;
-    return true;
-}
-
-struct ExpRange {
-    int lo = 1000, hi = -1000;
-    bool special = false;  // an Inf or NaN input: take the exact path
-    void add(bf16_t h) {
-        int e;
-        if (bf16_exponent(h, &e)) {
-            lo = e < lo ? e : lo;
-            hi = e > hi ? e : hi;
-        } else if (((h >> 7) & 0xFF) == 0xFF) {
-            special = true;
-        }
-    }
-};
-
-// One FMA step with an exact FMA, for products that leave the normal FP32 range. x86 detects
-// tininess after rounding: a result that rounds to exactly 2^-126 from an exact value below
-// 2^-126 - 2^-151 is tiny and flushed. The exact value a*b + acc is exact in double here.
-inline float step_exact(float acc, float a, float b) {
-    const float r = std::fmaf(a, b, acc);
-    const float mag = std::fabs(r);
-    if (mag < kF32MinNormal) return std::copysign(0.0f, r);
-    if (mag == kF32MinNormal && std::fabs(double(a) * double(b) + double(acc)) < 0x1.ffffffp-127)
-        return std::copysign(0.0f, r);
-    return r;
-}
-
-// One 32x32 product of one K step (four TDPBF16PS on the 16x16 quadrants), into acc
-// (row-major, 32 x 32).
-void tile_step(const bf16_t* a, const bf16_t* b, float* acc) {
-    ExpRange ra, rb;
-    for (int i = 0; i < kStepElems; ++i) {
-        ra.add(a[i]);
-        rb.add(b[i]);
-    }
-    const bool fast = !ra.special && !rb.special &&
-                      (ra.lo > ra.hi || rb.lo > rb.hi ||
-                       (ra.lo + rb.lo >= kSafeExpSumMin && ra.hi + rb.hi <= kSafeExpSumMax));
-    float bv[2][kPairs][kTile];  // bv[e][p][n] = B(2p+e, n) after DAZ
-    for (int h = 0; h < 2; ++h)
-        for (int p = 0; p < kPairs; ++p)
-            for (int n = 0; n < 16; ++n)
-                for (int e = 0; e < 2; ++e)
-                    bv[e][p][h * 16 + n] = daz(b[h * kHalfElems + p * kTile + n * 2 + e]);
-    for (int m = 0; m < kTile; ++m) {
-        float even[kTile] = {}, odd[kTile] = {};
-        for (int p = 0; p < kPairs; ++p) {
-            const float a0 = daz(a[m * kTile + 2 * p]);
-            const float a1 = daz(a[m * kTile + 2 * p + 1]);
-            if (fast) {
-                for (int n = 0; n < kTile; ++n) {
-                    even[n] = ftz(even[n] + a0 * bv[0][p][n]);
-                    odd[n] = ftz(odd[n] + a1 * bv[1][p][n]);
-                }
-            } else {
-                for (int n = 0; n < kTile; ++n) {
-                    even[n] = step_exact(even[n], a0, bv[0][p][n]);
-                    odd[n] = step_exact(odd[n], a1, bv[1][p][n]);
-                }
-            }
-        }
-        float* row = acc + m * kTile;
-        for (int n = 0; n < kTile; ++n) row[n] = ftz(row[n] + ftz(even[n] + odd[n]));
-    }
-}
-
-void store(const float* acc, float* c, int ldc) {
-    for (int m = 0; m < kTile; ++m) std::memcpy(c + m * ldc, acc + m * kTile, kTile * sizeof(float));
-}
-
-void nothing() {}
+using Reference = reference_kernel::Kernel<kAmxGeometry.mr, kAmxGeometry.nr, kAmxGeometry.kstep, kAmxGeometry.nr_vnni>;
 
 }  // namespace
 
-void reference_fp32_chain(int ksteps, const Fp32Panels& p, float* c, int ldc) {
-    // Eq. (19): each product shares one operand with the previous one.
-    static constexpr int kChain[6][2] = {{1, 1}, {1, 0}, {2, 0}, {0, 0}, {0, 1}, {0, 2}};
-    alignas(64) float acc[kStepElems] = {};
-    for (int s = 0; s < ksteps; ++s)
-        for (const auto& ij : kChain)
-            tile_step(p.a[ij[0]] + s * kStepElems, p.b[ij[1]] + s * kStepElems, acc);
-    store(acc, c, ldc);
-}
+void reference_fp32_chain(int ksteps, const Fp32Panels& p, float* c, int ldc) { Reference::fp32_chain(ksteps, p, c, ldc); }
 
 void reference_product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc) {
-    alignas(64) float acc[kStepElems] = {};
-    for (int s = 0; s < ksteps; ++s) tile_step(a + s * kStepElems, b + s * kStepElems, acc);
-    store(acc, c, ldc);
+    Reference::product(ksteps, a, b, c, ldc);
 }
 
-MicroKernels reference_microkernels() {
-    MicroKernels k;
-    k.thread_begin = nothing;
-    k.thread_end = nothing;
-    k.fp32_chain = reference_fp32_chain;
-    k.product = reference_product;
-    return k;
-}
+MicroKernels reference_microkernels() { return Reference::table(); }
 
 }  // namespace amxblas::kernels

@@ -199,6 +199,7 @@ void for_each_packed_block(const OperandView<T>& x, const BlockOrder& order, int
 
 template <bool IsA>
 void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk, int threads) {
+    if (out.geom != kAmxGeometry) return pack_fp32_generic(IsA, x, out, sk, threads);  // pack_generic.cc
     const BlockOrder order = block_order<IsA>(x, out);
     for_each_packed_block<IsA>(x, order, threads, [&](int q, int) {
         int p, s;
@@ -221,12 +222,8 @@ void pack_fp32(const OperandView<float>& x, const PackedOperand& out, const Spli
     });
 }
 
-// One participant's part of a reduction, a cache line of its own.
-struct alignas(kCacheLine) Fp64PackPartial {
-    int worst = 0;
-    bool subnormal = false;
-    double mx[kFp64Slices + 1] = {};
-};
+// One participant's part of a reduction, a cache line of its own (the FP64 pack's is in
+// pack.h, shared with pack_generic.cc).
 struct alignas(kCacheLine) AbsMaxPartial {
     double mx = 0;
     bool nonfinite = false;
@@ -361,6 +358,8 @@ template <bool IsA>
 const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64Scales& sc, const PackedOperand& out,
                       const SplitKernels& sk, int threads, double* resid_max = nullptr, double* norms = nullptr,
                       bool* subnormal = nullptr, ExponentScan* scan = nullptr, const int* guess = nullptr) {
+    if (out.geom != kAmxGeometry)  // pack_generic.cc; scan_split_pack asks for no scan nor guess then
+        return pack_fp64_generic(IsA, x, exps, sc, out, sk, threads, resid_max, norms, subnormal);
     if (norms) std::fill(norms, norms + std::size_t(sc.slices) * (IsA ? x.rows : x.cols), 0.0);
     const BlockOrder order = block_order<IsA>(x, out);
     const int outer = IsA ? x.rows : x.cols;
@@ -442,22 +441,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
                          [&](int q, int who) { pack_block(again[q / out.ksteps], q % out.ksteps, who); });
         }
     }
-    int worst = 0;
-    bool sub = false;
-    double mx[kFp64Slices + 1] = {};
-    for (const Fp64PackPartial& pp : part) {
-        worst = std::max(worst, pp.worst);
-        sub = sub || pp.subnormal;
-        for (int t = 0; t <= kFp64Slices; ++t) mx[t] = std::max(mx[t], pp.mx[t]);
-    }
-    if (resid_max) std::copy(mx, mx + kFp64Slices + 1, resid_max);
-    if (subnormal) *subnormal = sub;
-    switch (static_cast<SliceStatus>(worst)) {
-        case SliceStatus::ok: return nullptr;
-        case SliceStatus::subnormal: return reason::domain_slice_subnormal;
-        case SliceStatus::overflow: return reason::domain_slice_overflow;
-    }
-    return reason::domain_slice_subnormal;
+    return fold_fp64_partials(part, resid_max, subnormal);
 }
 
 }  // namespace
@@ -716,8 +700,11 @@ const char* scan_split_pack(const OperandView<double>& x, int* exps, unsigned ch
     // rows, op(B) by columns: each panel is 32 contiguous runs); elsewhere a panel's blocks lie
     // across the columns of all of op(X), and taking them panel by panel costs more in pages
     // than the second read saves.
-    if (x.kind != Interleave::real || (x.trans == 'N') == IsA) {
-        if (IsA && x.kind == Interleave::real) {
+    // The scan and the guessed exponents run inside the fast path only (kAmxGeometry); the
+    // generic pack (pack_generic.cc) takes the two calls.
+    const bool fast = out.geom == kAmxGeometry;
+    if (x.kind != Interleave::real || (x.trans == 'N') == IsA || !fast) {
+        if (IsA && x.kind == Interleave::real && fast) {
             std::vector<int> guess;
             if (guess_row_exponents(x, sk, threads, &guess)) {
                 ExponentScan scan(exps, zero, threads);

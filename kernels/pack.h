@@ -1,22 +1,31 @@
 // Packing: op(A) and op(B) into block-contiguous BF16 component buffers (paper Section 6.2),
 // split and packed in one pass. Transposes, leading dimensions and edges are resolved here:
-// every block is a full 32x32 K step (microkernel.h draws the layout), zero-padded past m, n, k,
-// so the micro-kernels never see a partial tile.
+// every block is a full K step of the micro-kernel set's geometry (microkernel.h draws the
+// layout), zero-padded past m, n, k, so the micro-kernels never see a partial tile.
 //
-// Buffer of one slice, A: block (panel i, K step s) at ((i * ksteps) + s) * kStepElems, where
-// panel i covers rows 32i..32i+31 of op(A). B: the same with panel j = columns 32j..32j+31.
-// A micro-tile's BK panel is therefore `ksteps_in_panel` consecutive blocks.
+// Buffer of one slice, A: block (panel i, K step s) at ((i * ksteps) + s) * block_elems, where
+// panel i covers rows mr*i .. mr*i + mr - 1 of op(A). B: the same with panel j = columns
+// nr*j .. nr*j + nr - 1. A micro-tile's BK panel is therefore `ksteps_in_panel` consecutive
+// blocks.
+//
+// The geometry comes with the PackedOperand (the driver copies the micro-kernel set's). For
+// kAmxGeometry, the production sets' one, pack.cc runs its fast paths (the AVX-512 gathers,
+// the fused gather + split, the exponent scan inside the pack); every other geometry is packed
+// by the portable loops of pack_generic.cc, which give the same slices value for value (the
+// split is elementwise), only placed for that geometry.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "kernels/microkernel.h"
+#include "kernels/per_participant.h"
 #include "kernels/split.h"
 
 namespace amxblas::kernels {
 
 inline int round_up_tile(int x) { return (x + kTile - 1) / kTile * kTile; }
+inline int round_up(int x, int step) { return (x + step - 1) / step * step; }
 
 struct PackedOperand {
     bf16_t* slice[kFp64Slices] = {};
@@ -27,14 +36,19 @@ struct PackedOperand {
     // component buffers are larger than the last-level cache, where they would only evict the
     // input the pack is still reading and cost a read of every destination line first.
     bool stream = false;
+    // The micro-kernel set's geometry, and this operand's block in it: mr * kstep values (A)
+    // or kstep * nr (B).
+    TileGeometry geom = kAmxGeometry;
+    std::size_t block_elems = kStepElems;
     const bf16_t* block(int s, int panel, int kstep) const {
-        return slice[s] + (std::size_t(panel) * ksteps + kstep) * kStepElems;
+        return slice[s] + (std::size_t(panel) * ksteps + kstep) * block_elems;
     }
 };
 
-// BF16 values in one slice buffer of an operand with `outer` rows (A) or columns (B).
-inline std::size_t packed_slice_elems(int outer, int k) {
-    return std::size_t(round_up_tile(outer)) * std::size_t(round_up_tile(k));
+// BF16 values in one slice buffer of an operand with `outer` rows (A) or columns (B), padded
+// to whole tiles (tile: mr for A, nr for B) and K steps.
+inline std::size_t packed_slice_elems(int outer, int k, int tile = kTile, int kstep = kTile) {
+    return std::size_t(round_up(outer, tile)) * std::size_t(round_up(k, kstep));
 }
 
 // How a view's values come from storage. real: op(X) itself. The complex kinds present a
@@ -121,5 +135,36 @@ const char* pack_a_fp64(const OperandView<double>& a, const int* row_exps, const
                         const PackedOperand& out, const SplitKernels& sk, int threads);
 const char* pack_b_fp64(const OperandView<double>& b, const int* col_exps, const Fp64Scales& sc,
                         const PackedOperand& out, const SplitKernels& sk, int threads);
+
+// The packer's own pieces, shared by pack.cc and pack_generic.cc (not for other callers).
+//
+// The portable packer for any micro-kernel geometry (pack_generic.cc): what pack.cc hands every
+// operand whose geometry is not kAmxGeometry. The fast paths (AVX-512 gathers, fused gather +
+// split, exponent scan inside the pack) are written for kAmxGeometry's 32x32 blocks; there each
+// block is gathered element by element into a staging tile in the geometry's packed order and
+// split with the same split table (split.h), so every slice value is the one the fast path
+// computes, only placed for the other geometry. Not tuned: no production set uses it.
+
+// One participant's part of an FP64 pack's reductions (both packers), a cache line of its
+// own: the worst slice status, whether a scaled value fell below 2^-1022, max |X^(t)|.
+struct alignas(kCacheLine) Fp64PackPartial {
+    int worst = 0;
+    bool subnormal = false;
+    double mx[kFp64Slices + 1] = {};
+};
+
+// The participants' parts folded: resid_max (optional) gets the maxima, *subnormal (optional)
+// the flag; returns nullptr or the slice range reason of the worst status.
+const char* fold_fp64_partials(const PerParticipant<Fp64PackPartial>& part, double* resid_max, bool* subnormal);
+
+// pack_a_fp32 / pack_b_fp32 (above) for out.geom.
+void pack_fp32_generic(bool is_a, const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk,
+                       int threads);
+
+// pack.cc's pack_fp64 without the exponent scan, for out.geom: op(X) scaled by exps (nullptr:
+// unscaled), split with sc; resid_max, norms, subnormal optional, as there (Fp64Split). Returns nullptr or the slice range reason.
+const char* pack_fp64_generic(bool is_a, const OperandView<double>& x, const int* exps, const Fp64Scales& sc,
+                              const PackedOperand& out, const SplitKernels& sk, int threads, double* resid_max,
+                              double* norms, bool* subnormal);
 
 }  // namespace amxblas::kernels

@@ -39,6 +39,13 @@ struct ReconstructKernels {
     void (*widen_add)(const float* tiles, const double* scales, int count, double* acc, int ldacc);
 };
 
+// The portable definitions above for a rows x cols tile (row stride cols; tiles[q] = tiles +
+// q * rows * cols): what a micro-kernel set whose geometry is not kAmxGeometry (microkernel.h)
+// uses, since the tables are written for its 32x32 tiles. Same per-element operations, so the
+// FP64 bits are those of the tables.
+void add_fp32_tile(const float* tile, int rows, int cols, float* acc, int ldacc);
+void widen_add_tile(const float* tiles, int rows, int cols, const double* scales, int count, double* acc, int ldacc);
+
 const ReconstructKernels& reconstruct_kernels_portable();
 const ReconstructKernels& reconstruct_kernels_avx512();  // the portable table when not built
 // AVX-512 when the CPU and OS can run it (cpu_has_avx512_split()), else portable.
