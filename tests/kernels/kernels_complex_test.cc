@@ -335,12 +335,12 @@ void test_complex_workspace_cap(void**) {
     auto p = make_problem<double>('N', 'N', 40, 40, 40, {1, 0}, {1, 0}, 9);
     const auto c0 = p.c;
     RunOptions o = kt::options(21, 1);
-    o.workspace_cap_bytes = zgemm_workspace_bytes(40, 40, 40, 1) - 1;
+    o.workspace_cap_bytes = zgemm_workspace_bytes(40, 40, 40, 1, kt::g_backend) - 1;
     assert_string_equal(emulate(p.g, o), "memory:workspace-cap");
     assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof c0[0]);
     auto q = make_problem<float>('N', 'N', 40, 40, 40, {1, 0}, {1, 0}, 9);
     const auto cf = q.c;
-    o.workspace_cap_bytes = cgemm_workspace_bytes(40, 40, 40, 1) - 1;
+    o.workspace_cap_bytes = cgemm_workspace_bytes(40, 40, 40, 1, kt::g_backend) - 1;
     assert_string_equal(emulate(q.g, o), "memory:workspace-cap");
     assert_memory_equal(q.c.data(), cf.data(), cf.size() * sizeof cf[0]);
 }

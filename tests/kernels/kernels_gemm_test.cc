@@ -154,19 +154,20 @@ void test_workspace_cap(void**) {
     Problem<double> p = make_problem<double>('N', 'N', 70, 50, 40, 1.0, 0.5, 3);
     const std::vector<double> c0 = p.c;
     RunOptions o = kt::options(10, 2);
-    o.workspace_cap_bytes = dgemm_workspace_bytes(70, 50, 40, 2, 10) - 1;
+    o.workspace_cap_bytes = dgemm_workspace_bytes(70, 50, 40, 2, 10, kt::g_backend) - 1;
     assert_string_equal(amxblas::emulate_gemm(p.g, o), "memory:workspace-cap");
     assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
     Problem<float> s = make_problem<float>('T', 'N', 70, 50, 40, 1.0f, 0.5f, 4);
     const std::vector<float> s0 = s.c;
-    o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2) - 1;
+    o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2, kt::g_backend) - 1;
     assert_string_equal(amxblas::emulate_gemm(s.g, o), "memory:workspace-cap");
     assert_memory_equal(s.c.data(), s0.data(), s0.size() * sizeof(float));
-    o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2);  // exactly enough
+    o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2, kt::g_backend);  // exactly enough
     assert_null(amxblas::emulate_gemm(s.g, o));
     // 3 slices x 2 bytes per padded element of A and B (each slice buffer followed by a
     // 4160-byte stagger), plus the per-thread block scratch (accumulator and FP32 tiles: one
-    // for sgemm, eight for dgemm's batched widening).
+    // for sgemm, eight for dgemm's batched widening), for the reference set's 32 x 32 x 32
+    // geometry (kernels_geometry_test checks another).
     assert_true(sgemm_workspace_bytes(256, 256, 256, 1) == 2 * 3 * (2 * 256 * 256 + 4160) + 256 * 256 * 4 + 4096);
     assert_true(dgemm_workspace_bytes(256, 256, 256, 1) == 2 * 6 * (2 * 256 * 256 + 4160) + 256 * 256 * 8 + 8 * 4096);
     // FP64: d slices for d(d+1)/2 products.

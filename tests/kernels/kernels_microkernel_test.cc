@@ -1,5 +1,6 @@
 // The micro-kernel contract (kernels/microkernel.h): the reference kernel against hand-computed
-// tiles, then the selected backend's kernels against the reference.
+// tiles, then the selected backend's kernels, in the backend's own tile geometry, against exact
+// sums (small integers) and within FP32 accuracy (general values).
 #include "kernels/backend.h"
 #include "kernels/microkernel.h"
 #include "tests/kernels/kernels_test_util.h"
@@ -8,20 +9,30 @@ using namespace amxblas::kernels;
 
 namespace {
 
-// One or more packed K steps of A and B, addressed as logical A(r, k) and B(k, n).
+// One or more packed K steps of A and B in geometry g (microkernel.h draws the layout),
+// addressed as logical A(r, k) and B(k, n).
 struct Tiles {
+    TileGeometry g;
     int ksteps;
     std::vector<bf16_t> a, b;
-    explicit Tiles(int ks) : ksteps(ks), a(std::size_t(ks) * kStepElems, 0), b(std::size_t(ks) * kStepElems, 0) {}
-    bf16_t& A(int r, int k) { return a[(k / kTile) * kStepElems + r * kTile + k % kTile]; }
+    explicit Tiles(int ks, const TileGeometry& geom = kAmxGeometry)
+        : g(geom), ksteps(ks), a(std::size_t(ks) * g.a_block_elems(), 0), b(std::size_t(ks) * g.b_block_elems(), 0) {}
+    bf16_t& A(int r, int k) { return a[std::size_t(k / g.kstep) * g.a_block_elems() + r * g.kstep + k % g.kstep]; }
     bf16_t& B(int k, int n) {
-        const int kk = k % kTile;
-        return b[(k / kTile) * kStepElems + (n / 16) * kHalfElems + (kk / 2) * kTile + (n % 16) * 2 + kk % 2];
+        const int kk = k % g.kstep, v = g.nr_vnni;
+        return b[std::size_t(k / g.kstep) * g.b_block_elems() + (n / v) * (g.kstep * v) + (kk / 2) * (2 * v) + (n % v) * 2 +
+                 kk % 2];
+    }
+    // sum_k A(r, k) B(k, n) over the slices' K, in double.
+    double dot(int r, int n) {
+        double s = 0;
+        for (int k = 0; k < ksteps * g.kstep; ++k) s += double(bf16_to_float(A(r, k))) * double(bf16_to_float(B(k, n)));
+        return s;
     }
 };
 
 std::vector<float> run_product(const MicroKernels& mk, Tiles& t, int ldc = kTile) {
-    std::vector<float> c(std::size_t(kTile) * ldc, NAN);  // the kernel must not read c
+    std::vector<float> c(std::size_t(t.g.mr) * ldc, NAN);  // the kernel must not read c
     mk.thread_begin();
     mk.product(t.ksteps, t.a.data(), t.b.data(), c.data(), ldc);
     mk.thread_end();
@@ -92,8 +103,9 @@ void test_reference_chain_order(void**) {
     assert_true(c[1] == 0.0f);
 }
 
-// The selected backend against the reference: small integers keep every sum exact, so the
-// results must agree bit for bit whatever the order inside the kernel.
+// The selected backend, in its own geometry: small integers keep every sum exact, so the results
+// must be the exact sums bit for bit whatever the order inside the kernel (and whatever the
+// geometry: no oracle of the backend's geometry is needed).
 void fill_small_ints(Tiles& t, kt::Rng& r) {
     for (auto& x : t.a) x = bf16_rne(float(int(r.uniform() * 9)));
     for (auto& x : t.b) x = bf16_rne(float(int(r.uniform() * 9)));
@@ -101,47 +113,68 @@ void fill_small_ints(Tiles& t, kt::Rng& r) {
 
 void test_backend_product_matches_reference(void**) {
     const MicroKernels mk = microkernels_for(kt::g_backend);
+    const TileGeometry& geom = mk.geometry;
     kt::Rng r(5);
     for (int ks : {1, 3, 8}) {
-        Tiles t(ks);
+        Tiles t(ks, geom);
         fill_small_ints(t, r);
-        const int ldc = 40;  // a row stride wider than the tile
-        const auto want = run_product(reference_microkernels(), t, ldc);
+        const int ldc = geom.nr + 8;  // a row stride wider than the tile
         const auto got = run_product(mk, t, ldc);
-        for (int i = 0; i < kTile; ++i)
+        for (int i = 0; i < geom.mr; ++i)
             for (int j = 0; j < ldc; ++j) {
-                const float w = want[i * ldc + j], g = got[i * ldc + j];
-                if (j >= kTile) assert_true(std::isnan(g));  // outside the tile: untouched
-                else if (!(w == g)) fail_msg("ks=%d (%d,%d): %a vs %a", ks, i, j, double(g), double(w));
+                const float g = got[i * ldc + j];
+                if (j >= geom.nr) {
+                    assert_true(std::isnan(g));  // outside the tile: untouched
+                    continue;
+                }
+                const float w = float(t.dot(i, j));  // an integer below 2^24: exact
+                if (!(w == g)) fail_msg("ks=%d (%d,%d): %a vs %a", ks, i, j, double(g), double(w));
             }
     }
 }
 
+// The chain's six products A0B0 + A0B1 + A1B0 + A0B2 + A1B1 + A2B0, in double.
+double chain_sum(Tiles (&s)[3], int i, int j) {
+    static constexpr int kChain[6][2] = {{1, 1}, {1, 0}, {2, 0}, {0, 0}, {0, 1}, {0, 2}};
+    double sum = 0;
+    for (const auto& ij : kChain)
+        for (int k = 0; k < s[0].ksteps * s[0].g.kstep; ++k)
+            sum += double(bf16_to_float(s[ij[0]].A(i, k))) * double(bf16_to_float(s[ij[1]].B(k, j)));
+    return sum;
+}
+
 void test_backend_chain_matches_reference(void**) {
     const MicroKernels mk = microkernels_for(kt::g_backend);
+    const TileGeometry& geom = mk.geometry;
     kt::Rng r(9);
     for (int ks : {1, 8}) {
-        Tiles s[3] = {Tiles(ks), Tiles(ks), Tiles(ks)};
+        Tiles s[3] = {Tiles(ks, geom), Tiles(ks, geom), Tiles(ks, geom)};
         for (auto& t : s) fill_small_ints(t, r);
         Fp32Panels p;
         for (int i = 0; i < 3; ++i) p.a[i] = s[i].a.data(), p.b[i] = s[i].b.data();
-        std::vector<float> want(kStepElems, NAN), got(kStepElems, NAN);
-        reference_fp32_chain(ks, p, want.data(), kTile);
+        std::vector<float> got(std::size_t(geom.mr) * geom.nr, NAN);
         mk.thread_begin();
-        mk.fp32_chain(ks, p, got.data(), kTile);
+        mk.fp32_chain(ks, p, got.data(), geom.nr);
         mk.thread_end();
-        assert_memory_equal(want.data(), got.data(), want.size() * sizeof(float));
-        // General values: sums round, so only agreement to FP32 accuracy is required.
+        for (int i = 0; i < geom.mr; ++i)
+            for (int j = 0; j < geom.nr; ++j) {
+                const float w = float(chain_sum(s, i, j));  // an integer below 2^24: exact
+                if (!(got[i * geom.nr + j] == w)) fail_msg("ks=%d (%d,%d): %a vs %a", ks, i, j, double(got[i * geom.nr + j]), double(w));
+            }
+        // General values: sums round, so only agreement to FP32 accuracy is required: within
+        // 2^-20 of the largest possible sum, 6 products of K = ks * kstep terms below 1.
         for (auto& t : s) {
             for (auto& x : t.a) x = bf16_rne(float(r.uniform()));
             for (auto& x : t.b) x = bf16_rne(float(r.uniform()));
         }
-        reference_fp32_chain(ks, p, want.data(), kTile);
         mk.thread_begin();
-        mk.fp32_chain(ks, p, got.data(), kTile);
+        mk.fp32_chain(ks, p, got.data(), geom.nr);
         mk.thread_end();
-        for (int i = 0; i < kStepElems; ++i)
-            if (!(std::fabs(want[i] - got[i]) <= 0x1p-20f * (6 * 32 * ks))) fail_msg("%d: %a %a", i, want[i], got[i]);
+        for (int i = 0; i < geom.mr; ++i)
+            for (int j = 0; j < geom.nr; ++j) {
+                const double w = chain_sum(s, i, j), g = got[i * geom.nr + j];
+                if (!(std::fabs(w - g) <= 0x1p-20 * (6 * geom.kstep * ks))) fail_msg("(%d,%d): %a %a", i, j, g, w);
+            }
     }
 }
 
