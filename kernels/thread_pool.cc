@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@ namespace {
 // microseconds apart), short enough that an idle worker gives its core back almost at once.
 constexpr auto kWorkerSpin = std::chrono::microseconds(50);
 constexpr auto kCallerSpin = std::chrono::microseconds(20);
+// How long a caller waits, at most, for a helper that has finished its part to free its slot.
+constexpr auto kCallerRelease = std::chrono::microseconds(1000);
 constexpr int kMaxWorkers = 255;
 
 struct Job {
@@ -211,10 +214,22 @@ void run_parallel(int threads, ParallelTask& task) {
         Job* posted = &job;
         if (w->slot.compare_exchange_strong(posted, nullptr, std::memory_order_acq_rel)) continue;
         auto finished = [&] { return w->done.load(std::memory_order_acquire) != done_before[h]; };
-        if (spin_until(finished, kCallerSpin)) continue;
-        while (!finished()) {
-            w->caller_waiting.store(1);
-            if (!finished()) futex_wait(&w->done, done_before[h]);
+        if (!spin_until(finished, kCallerSpin))
+            while (!finished()) {
+                w->caller_waiting.store(1);
+                if (!finished()) futex_wait(&w->done, done_before[h]);
+            }
+        // The worker bumps `done` before it frees its slot, and wakes a sleeping caller in
+        // between (a system call). Wait for that short rest, so that this caller's next parallel
+        // call finds its helper idle: otherwise it found it still running and started another
+        // worker (in most processes within 12 N = 1024 SGEMM calls: a thread start and its page
+        // faults inside a warm call). Spin, then yield the core (the worker may be waiting for
+        // it); bounded at kCallerRelease: a thread start costs more, but a worker descheduled
+        // just there is not waited for.
+        const auto released = [&] { return w->slot.load(std::memory_order_acquire) != kRunning; };
+        if (!spin_until(released, kCallerSpin)) {
+            const auto end = std::chrono::steady_clock::now() + kCallerRelease;
+            while (!released() && std::chrono::steady_clock::now() < end) sched_yield();
         }
     }
 }

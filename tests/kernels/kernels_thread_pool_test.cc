@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -32,6 +33,35 @@ int run_and_count_errors(int threads, int count) {
     int errors = bad_participant.load();
     for (auto& h : hits) errors += h.load() != 1;
     return errors;
+}
+
+// One caller, back to back: its helper is idle again when run_parallel returns, so the next
+// call claims it instead of starting another thread. The helper does the long part, so the
+// caller outwaits its spin and sleeps, and the helper's wake-up call comes between its "done"
+// and the freeing of its slot: before the caller waited for the slot too, the next call found
+// the helper still busy and started a second worker (in most processes within 12 routed
+// N = 1024 SGEMM calls; a thread start inside a call, and its first page faults).
+void sequential_caller_reuses_its_helper(void**) {
+    for (int rep = 0; rep < 300; ++rep) {
+        std::atomic<int> sum{0};
+        std::atomic<bool> helper_in{false};
+        const auto busy = [](std::chrono::microseconds d, const std::atomic<bool>* stop) {
+            const auto until = std::chrono::steady_clock::now() + d;
+            while (std::chrono::steady_clock::now() < until && !(stop && stop->load())) {
+            }
+        };
+        kn::parallel_for(2, 2, [&](int i, int who) {
+            if (who != 0) {
+                helper_in.store(true);
+                busy(std::chrono::microseconds(100), nullptr);
+            } else {
+                busy(std::chrono::microseconds(500), &helper_in);  // leave index 1 to the helper
+            }
+            sum.fetch_add(i + 1);
+        });
+        assert_int_equal(sum.load(), 3);
+    }
+    assert_int_equal(kn::pool_workers(), 1);
 }
 
 void every_index_once(void**) {
@@ -86,6 +116,7 @@ void fork_child_gets_its_own_workers(void**) {
 
 int main() {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sequential_caller_reuses_its_helper),  // first: on a fresh pool
         cmocka_unit_test(every_index_once),
         cmocka_unit_test(concurrent_callers),
         cmocka_unit_test(waits_for_started_workers),
