@@ -59,6 +59,26 @@ AbsMax fp64_absmax_avx512(const double* x, std::size_t n, const Fp64Scales& sc, 
     return out;
 }
 
+// The two FP64 splits' common ends of a run: the lanes' residual maxima folded into
+// resid_max[0..S], and the values past the last whole 16 (i .. n - 1) split by the portable
+// kernel (the same arithmetic), whose status is returned (ok when there are none).
+template <int S>
+void fold_resid_max(const __m512d (&mx)[S + 1], double* resid_max) {
+    for (int t = 0; t <= S; ++t) {
+        const double m = _mm512_reduce_max_pd(mx[t]);
+        if (m > resid_max[t]) resid_max[t] = m;
+    }
+}
+
+template <int S>
+SliceStatus split_tail(const double* x, std::size_t i, std::size_t n, const Fp64Scales& sc,
+                       bf16_t* const s[kFp64Slices], double* resid_max) {
+    if (i >= n) return SliceStatus::ok;
+    bf16_t* tail[kFp64Slices] = {};
+    for (int t = 0; t < S; ++t) tail[t] = s[t] + i;
+    return split_kernels_portable().fp64(x + i, n - i, sc, tail, resid_max);
+}
+
 // S = sc.slices as a template argument: the slice loop unrolls and the residual maxima stay in
 // registers. The range checks accumulate in registers too (no mask moves per step): the
 // largest |z| for the overflow check, and the smallest |z| pattern minus 1 (a zero wraps to
@@ -124,18 +144,9 @@ SliceStatus fp64_split_avx512(const double* x, std::size_t n, const Fp64Scales& 
     std::memcpy(&tiny_bits, &kBf16MinNormal, sizeof tiny_bits);
     const bool subnormal = _mm512_cmplt_epu64_mask(low, _mm512_set1_epi64(std::int64_t(tiny_bits - 1))) != 0;
     int worst = overflow ? 2 : (subnormal ? 1 : 0);
-    if (Track)
-        for (int t = 0; t <= S; ++t) {
-            const double m = _mm512_reduce_max_pd(mx[t]);
-            if (m > resid_max[t]) resid_max[t] = m;
-        }
-    if (i < n) {
-        bf16_t* tail[kFp64Slices] = {};
-        for (int t = 0; t < S; ++t) tail[t] = s[t] + i;
-        const int w = static_cast<int>(split_kernels_portable().fp64(x + i, n - i, sc, tail, resid_max));
-        worst = w > worst ? w : worst;
-    }
-    return static_cast<SliceStatus>(worst);
+    if (Track) fold_resid_max<S>(mx, resid_max);
+    const int w = static_cast<int>(split_tail<S>(x, i, n, sc, s, resid_max));
+    return static_cast<SliceStatus>(w > worst ? w : worst);
 }
 
 // The split the packer runs (with residual maxima), checked once at the end instead of per
@@ -206,17 +217,9 @@ bool fp64_split_checked(const double* x, std::size_t n, const Fp64Scales& sc, bf
     for (int t = 1; t < active && t < S; ++t)
         if (_mm512_cmp_pd_mask(mx[t], bound[t], _CMP_GT_OQ) != 0) return false;
     mx[0] = _mm512_castsi512_pd(mx0);
-    for (int t = 0; t <= S; ++t) {
-        const double m = _mm512_reduce_max_pd(mx[t]);
-        if (m > resid_max[t]) resid_max[t] = m;
-    }
-    if (i < n) {
-        bf16_t* tail[kFp64Slices] = {};
-        for (int t = 0; t < S; ++t) tail[t] = s[t] + i;
-        // A tail outside the bound would report a status (ok is all the check proves).
-        if (split_kernels_portable().fp64(x + i, n - i, sc, tail, resid_max) != SliceStatus::ok) return false;
-    }
-    return true;
+    fold_resid_max<S>(mx, resid_max);
+    // A tail outside the bound would report a status (ok is all the check proves).
+    return split_tail<S>(x, i, n, sc, s, resid_max) == SliceStatus::ok;
 }
 
 // Whether fp64_split_checked can run with these scales: every active 2^v(t) and 2^-v(t) a
