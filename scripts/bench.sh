@@ -109,22 +109,22 @@ fi
 # order in fresh processes, through the interposer (the library's own first-call costs: its
 # configuration, the real BLAS's resolution, the thread pool's start, the workspace's first
 # touch), and the same calls to OpenBLAS alone in fresh processes beside them (its own first
-# call: thread start, buffers). Each case runs in $fc_runs processes, N = 256 in $fc_runs_small (a
-# call of about 1 ms, whose process-to-process spread is about 10%: the second call is one sample
-# per process); the verdicts are on medians.
+# call: thread start, buffers). Each case runs in $fc_runs processes and the verdicts are on
+# medians: at N = 256 the warm time itself spreads about 10% from process to process (the second
+# call is one sample per process), and at N = 1024 the first call's overhead spread 1.9-15 ms
+# over 5 processes (docs/bench/bench.log of 9045284).
 if [ -n "$interposer" ] && [ "$backend" != amx ]; then
-    fc_sizes="256 1024" fc_runs=5 fc_runs_small=11
-    [ "$quick" = 1 ] && fc_sizes=64 fc_runs=1 fc_runs_small=1
+    fc_sizes="256 1024" fc_runs=11
+    [ "$quick" = 1 ] && fc_sizes=64 fc_runs=1
     {
         echo
-        echo "== First call of a process vs a warm call (through $(basename "$interposer"), backend $backend, and OpenBLAS alone; 12 calls, warm = median of calls 3-12; $fc_runs_small (N <= 256) or $fc_runs fresh processes per row; touch = this machine's cost of a fresh 4 KiB page) =="
+        echo "== First call of a process vs a warm call (through $(basename "$interposer"), backend $backend, and OpenBLAS alone; 12 calls, warm = median of calls 3-12; $fc_runs fresh processes per row; touch = this machine's cost of a fresh 4 KiB page) =="
         printf '%-6s %-16s %10s %10s %10s %12s %12s %10s %8s %8s\n' N route first_ms second_ms warm_ms first-warm_ms second-warm touch_us faults later_faults
     } | tee -a "$log"
     rm -f "$out/first_call.csv"
     echo "n,route,first_s,second_s,warm_s,routed,touch_us_per_page,first_faults,later_faults" >"$out/first_call.csv"
     for n in $fc_sizes; do
         runs=$fc_runs
-        [ "$n" -le 256 ] && runs=$fc_runs_small
         for r in fp32 fp64_6; do
             run=0
             while [ "$run" -lt "$runs" ]; do

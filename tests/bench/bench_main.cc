@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -180,6 +181,44 @@ double memcpy_gbs(std::size_t bytes, int threads, int reps) {
     }
     __asm__ volatile("" : : "r"(dst.data()) : "memory");
     return 2.0 * bytes / median(t) / 1e9;
+}
+
+// The one-way latency of handing a cache line from one thread to another (two OpenMP threads
+// taking turns on one atomic; median of 5 rounds of 100000 round trips), in ns; 0 with fewer
+// than 2 threads. It tells where the threads' cores lie: on this project's 2-core VM it reads
+// about 50 ns at some times and about 200 ns at others (the host moves the virtual CPUs between
+// a shared and separate last-level caches), and a pack into lines the other core holds after a
+// compute phase costs up to twice as much in the second case (docs/bench/coherence.txt). So
+// the split + pack rows are only comparable between runs that read the same here.
+double line_transfer_ns(int threads) {
+    if (threads < 2) return 0;
+    constexpr int kTrips = 100000;
+    alignas(64) static std::atomic<int> flag;
+    std::vector<double> t;
+    for (int round = 0; round < 5; ++round) {
+        flag.store(0);
+        double seconds = 0;
+#pragma omp parallel num_threads(2)
+        {
+            if (omp_get_thread_num() == 0) {
+                const double t0 = now_s();
+                for (int i = 0; i < kTrips; ++i) {
+                    flag.store(2 * i + 1, std::memory_order_release);
+                    while (flag.load(std::memory_order_acquire) != 2 * i + 2) {
+                    }
+                }
+                seconds = now_s() - t0;
+            } else {
+                for (int i = 0; i < kTrips; ++i) {
+                    while (flag.load(std::memory_order_acquire) != 2 * i + 1) {
+                    }
+                    flag.store(2 * i + 2, std::memory_order_release);
+                }
+            }
+        }
+        t.push_back(1e9 * seconds / (2.0 * kTrips));
+    }
+    return median(t);
 }
 
 // The problem of one (shape, input class), in both precisions, with its references.
@@ -442,8 +481,10 @@ int run_main(const Options& o) {
 
     const double mc_all = memcpy_gbs(o.memcpy_bytes, o.threads, o.quick ? 3 : 7);
     const double mc_one = memcpy_gbs(o.memcpy_bytes, 1, o.quick ? 3 : 7);
+    const double lt_before = line_transfer_ns(o.threads);
     std::printf("\nmemcpy %zu MiB (read + write counted): %.2f GB/s on %d threads, %.2f GB/s on 1 thread\n",
                 o.memcpy_bytes >> 20, mc_all, o.threads, mc_one);
+    std::printf("cache line handed between 2 threads: %.0f ns one way\n", lt_before);
     std::fflush(stdout);
 
     std::vector<Row> rows;
@@ -455,6 +496,12 @@ int run_main(const Options& o) {
         std::printf("done N = %s\n", shape_name(s).c_str());
         std::fflush(stdout);
     }
+    // The machine again after the timed rows: the split + pack verdicts below use the memcpy of
+    // the start, and these say whether the machine stayed as it was meanwhile.
+    const double mc_after = memcpy_gbs(o.memcpy_bytes, o.threads, o.quick ? 3 : 7);
+    const double lt_after = line_transfer_ns(o.threads);
+    std::printf("after the timed rows: memcpy %.2f GB/s on %d threads; cache line handed between 2 threads: %.0f ns\n",
+                mc_after, o.threads, lt_after);
     const std::string csv = o.out + "/results.csv";
     write_csv(csv, rows, o.threads);
     print_tables(rows, o);
@@ -522,6 +569,8 @@ int run_main(const Options& o) {
                       r.s.n, r.split_pack_gbs, mc_all / 2);
         verdict(r.split_pack_gbs >= mc_all / 2, b);
     }
+    std::printf("      (memcpy %.2f -> %.2f GB/s and line handover %.0f -> %.0f ns from before to after the timed rows)\n",
+                mc_all, mc_after, lt_before, lt_after);
     if (pk.ran) {
         char b[200];
         std::snprintf(b, sizeof b, "avx512 fp32_chain 1 thread: %.1f%% of VDPBF16PS peak >= 60%%",
