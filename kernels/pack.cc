@@ -114,9 +114,16 @@ std::size_t offset(const PackedOperand& out, int panel, int kstep) {
     return (std::size_t(panel) * out.ksteps + kstep) * kStepElems;
 }
 
-// The block order one thread walks. Blocks that share their source columns (op(A) 'N': the
-// panels of one K step; op(B) 'T': the panels of one K step) are taken one after another, so
-// each strided source column is read front to back instead of in 128-byte pieces a page apart.
+// The block order one thread walks: panel by panel (each panel's K steps in turn, so the
+// packed buffer is written front to back), or, for the FP32 pack of a strided source (op(A)
+// 'N', op(B) 'T'), K step by K step (the panels of one K step in turn, so each source column
+// is read front to back instead of in 128-byte pieces a page apart). The FP64 pack reads
+// 256-byte pieces, and for it the panel order is the faster one for both strided sources
+// (amxblas_split_pack_phases 1024 3 2 11, FP64-6, 2 threads, side by side on the 2-core VM:
+// fused op(B) 'T' 0.42-0.46 ms against 0.65-0.72, fused op(A) 'N' 0.52 against 0.72, and into
+// buffers both threads had just read, NN A then B 1.80 against 2.04 ms; through amxblas_bench
+// at N = 1024, 3 alternating runs: FP64-6 +3-7%, FP64-21 +4-22%). For FP32 it was not
+// (same runs: FP32 -11% to +19%, in-call probe 7-25% slower), so the FP32 pack keeps it.
 struct BlockOrder {
     int panels, ksteps;
     bool panel_inner;
@@ -128,7 +135,7 @@ struct BlockOrder {
 
 template <bool IsA, typename T>
 BlockOrder block_order(const OperandView<T>& x, const PackedOperand& out) {
-    return {out.panels, out.ksteps, (x.trans == 'N') == IsA};
+    return {out.panels, out.ksteps, sizeof(T) == sizeof(float) && (x.trans == 'N') == IsA};
 }
 
 // A full block (panel p, K step s) of a real view: its corner in storage and how it lies
