@@ -3,8 +3,9 @@
 // Median of REPS after one warm-up, per phase: the exponent scan of op(A) rows and of op(B)
 // columns, the split + pack with known exponents, the fused scan + split + pack the driver
 // calls, the gathers + scaling alone and the split arithmetic alone (on an L1 tile), a memcpy
-// of the same bytes, and A then B again into buffers every thread has just read. "cold": 256
-// MiB written between repetitions, as after a compute phase. Inputs uniform in [-1, 1].
+// of the same bytes, and A then B again into buffers every thread has just read (with 3
+// slices, the FP32 pack of the same values too, both ways). "cold": 256 MiB written between
+// repetitions, as after a compute phase. Inputs uniform in [-1, 1].
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -107,16 +108,33 @@ int main(int argc, char** argv) {
             __asm__ volatile("" : : "r"(x));
         });
     };
-    std::vector<double> shared_t;
-    for (int r = 0; r <= reps; ++r) {
-        evict();
-        read_packed();
-        const double t0 = now_s();
+    const auto after_read = [&](auto f) {
+        std::vector<double> t;
+        for (int r = 0; r <= reps; ++r) {
+            evict();
+            read_packed();
+            const double t0 = now_s();
+            f();
+            if (r > 0) t.push_back(now_s() - t0);
+        }
+        return median(t);
+    };
+    const double fused_ab_shared = after_read([&] {
         scan_split_pack_a_fp64(va, ea.data(), za.data(), &nz, &sa, pa.op, sk, threads);
         scan_split_pack_b_fp64(vb, eb.data(), zb.data(), &nz, &sb, pb.op, sk, threads);
-        if (r > 0) shared_t.push_back(now_s() - t0);
+    });
+    // The FP32 pack of the same values (as floats) into the same buffers, both ways (3 slices).
+    double fp32_ab = 0, fp32_ab_shared = 0;
+    if (slices == 3) {
+        const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+        const OperandView<float> fa{ta, n, n, af.data(), n}, fb{tb, n, n, bf.data(), n};
+        const auto pack32 = [&] {
+            pack_a_fp32(fa, pa.op, sk, threads);
+            pack_b_fp32(fb, pb.op, sk, threads);
+        };
+        fp32_ab = timed(pack32);
+        fp32_ab_shared = after_read(pack32);
     }
-    const double fused_ab_shared = median(shared_t);
     std::vector<double> src(a.size()), dst(a.size() + std::size_t(out_bytes / 16));
     const double mc = timed([&] {
         parallel_for(threads, threads, [&](int w, int) {
@@ -160,5 +178,12 @@ int main(int argc, char** argv) {
                 (in_bytes + out_bytes) / fused_ab_min / 1e9);
     std::printf("  fused A then B into buffers every thread has just read: median %.3f ms = %.1f GB/s (%.2fx the above)\n",
                 1e3 * fused_ab_shared, (in_bytes + out_bytes) / fused_ab_shared / 1e9, fused_ab_shared / fused_ab);
+    if (slices == 3) {
+        const double b32 = in_bytes / 2 + out_bytes;  // FP32 input: 4 bytes a value
+        std::printf("  FP32 pack A then B: median %.3f ms = %.1f GB/s; into buffers every thread has just read: %.3f ms = "
+                    "%.1f GB/s (%.2fx)\n",
+                    1e3 * fp32_ab, b32 / fp32_ab / 1e9, 1e3 * fp32_ab_shared, b32 / fp32_ab_shared / 1e9,
+                    fp32_ab_shared / fp32_ab);
+    }
     return 0;
 }
