@@ -12,10 +12,16 @@ namespace amxblas::kernels {
 namespace {
 
 constexpr std::size_t kAlign = 64;
-// Large workspaces are 2 MiB aligned, a multiple of 2 MiB long and advised as transparent huge
-// pages (a hint: where THP is off nothing changes), so their first touch faults once per 2 MiB.
+// Workspaces of 1 MiB and more are 2 MiB aligned, a multiple of 2 MiB long and advised as
+// transparent huge pages (a hint: where THP is off nothing changes), so their first touch
+// faults once per 2 MiB instead of once per 4 KiB: at most twice the bytes asked for, and only
+// where that stays within the call's cap. A first routed N = 256 call (about 1.3 MiB of
+// workspace on 2 threads) took 285-361 page faults at about 10 us each on the VM of
+// docs/bench; with huge pages from 1 MiB it took 23-29, and the first call's time over a warm
+// one went from 3.26 / 4.08 ms to 1.00 / 1.04 ms (FP32 / FP64-6, medians over 11 processes
+// each, interleaved; `amxblas_bench --first-call 256`). Until then they started at 8 MiB.
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
-constexpr std::size_t kHugeFrom = 4 * kHugePage;
+constexpr std::size_t kHugeFrom = kHugePage / 2;
 
 struct Idle {
     void* p;
@@ -72,13 +78,16 @@ void close_pool() {
     while (pl.count > 0) doomed.add(pl.take(0));
 }
 
-std::size_t rounded(std::size_t bytes) {
-    if (bytes >= kHugeFrom) return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+// The bytes to allocate for a request of `bytes` under the call's cap (0: none): whole huge
+// pages from kHugeFrom on, unless that would pass the cap.
+std::size_t rounded(std::size_t bytes, std::size_t cap) {
+    const std::size_t whole = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    if (bytes >= kHugeFrom && (cap == 0 || whole <= cap)) return whole;
     return (bytes + kAlign - 1) / kAlign * kAlign;
 }
 
 void* allocate(std::size_t bytes) {
-    const bool huge = bytes >= kHugeFrom;
+    const bool huge = bytes >= kHugeFrom && bytes % kHugePage == 0;
     void* p = nullptr;
     if (posix_memalign(&p, huge ? kHugePage : kAlign, bytes) != 0) return nullptr;
     if (huge) madvise(p, bytes, MADV_HUGEPAGE);
@@ -92,7 +101,7 @@ void start_workspace_pool() { (void)pool(); }
 const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* out) {
     if (cap != 0 && bytes > cap) return reason::memory_workspace_cap;
     if (bytes == 0) bytes = 1;
-    const std::size_t want = rounded(bytes);
+    const std::size_t want = rounded(bytes, cap);
     Pool& pl = pool();
     {
         FreeList superseded;

@@ -25,8 +25,9 @@ namespace amxblas::kernels {
 constexpr std::size_t kDefaultRetainBytes = std::size_t(1) << 30;  // 1 GiB
 constexpr int kIdleSlots = 4;
 
-// One call's workspace: 64-byte aligned (2 MiB and advised as transparent huge pages when it
-// is large), given back to the pool when the lease ends.
+// One call's workspace: 64-byte aligned (from 1 MiB on: 2 MiB aligned, whole 2 MiB pages and
+// advised as transparent huge pages, where the call's cap allows), given back to the pool when
+// the lease ends.
 class WorkspaceLease {
 public:
     WorkspaceLease() = default;

@@ -1,5 +1,6 @@
 // The workspace pool (kernels/workspace.h): reuse across calls, bounds on what it keeps,
-// concurrent leases, the cap, and reuse by the emulated GEMM itself. And the FP32 pack's
+// whole huge pages for large workspaces, concurrent leases, the cap, and reuse by the emulated
+// GEMM itself. And the FP32 pack's
 // streaming stores (used for buffers larger than the last-level cache): the same bytes. And the
 // per-participant slots of the parallel reductions (kernels/per_participant.h): cache lines,
 // reused from call to call, so that a warm call takes no page fault.
@@ -46,10 +47,40 @@ void test_bigger_request_supersedes_smaller_idle(void**) {
     workspace_pool_trim();
     { WorkspaceLease w; assert_null(lease_workspace(kMiB, 0, &w)); }
     { WorkspaceLease w; assert_null(lease_workspace(3 * kMiB, 0, &w)); }
-    // The 1 MiB buffer was freed when the 3 MiB one was allocated; only the latter is kept.
+    // The 1 MiB buffer was freed when the 3 MiB one was allocated; only the latter is kept (as
+    // two whole 2 MiB pages).
     const WorkspacePoolStats s = workspace_pool_stats();
     assert_int_equal(s.idle_buffers, 1);
-    assert_true(s.idle_bytes >= 3 * kMiB && s.idle_bytes < 4 * kMiB);
+    assert_int_equal(s.idle_bytes, 4 * kMiB);
+}
+
+// From 1 MiB on a workspace is whole 2 MiB pages, 2 MiB aligned (one page fault per 2 MiB where
+// transparent huge pages are on); below, or where whole pages would pass the cap, it is the
+// bytes asked for, 64-byte aligned.
+void test_large_workspace_is_whole_huge_pages(void**) {
+    struct Case {
+        std::size_t bytes, cap, kept;
+    };
+    const Case cases[] = {
+        {kMiB - 64, 0, kMiB - 64},               // below 1 MiB: as asked
+        {kMiB, 0, 2 * kMiB},                     // 1 MiB: one 2 MiB page
+        {3 * kMiB + 1, 0, 4 * kMiB},             // two pages
+        {3 * kMiB / 2, 7 * kMiB / 4, 3 * kMiB / 2},  // a 2 MiB page would pass the cap: as asked
+        {3 * kMiB / 2, 2 * kMiB, 2 * kMiB},      // it fits the cap exactly
+    };
+    for (const Case& c : cases) {
+        workspace_pool_trim();
+        {
+            WorkspaceLease w;
+            assert_null(lease_workspace(c.bytes, c.cap, &w));
+            const auto at = reinterpret_cast<std::uintptr_t>(w.data());
+            assert_int_equal(at % (c.kept % (2 * kMiB) == 0 ? 2 * kMiB : 64), 0);
+            std::memset(w.data(), 1, c.bytes);
+        }
+        const WorkspacePoolStats s = workspace_pool_stats();
+        assert_int_equal(s.idle_buffers, 1);
+        assert_int_equal(s.idle_bytes, c.kept);
+    }
 }
 
 void test_cap_bounds_request_and_what_is_kept(void**) {
@@ -209,6 +240,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_warm_calls_take_no_page_fault),
         cmocka_unit_test(test_reuse_same_size),
         cmocka_unit_test(test_bigger_request_supersedes_smaller_idle),
+        cmocka_unit_test(test_large_workspace_is_whole_huge_pages),
         cmocka_unit_test(test_cap_bounds_request_and_what_is_kept),
         cmocka_unit_test(test_concurrent_leases_are_distinct),
         cmocka_unit_test(test_gemm_reuses_its_workspace),
