@@ -123,7 +123,8 @@ std::size_t offset(const PackedOperand& out, int panel, int kstep) {
 // fused op(B) 'T' 0.42-0.46 ms against 0.65-0.72, fused op(A) 'N' 0.52 against 0.72, and into
 // buffers both threads had just read, NN A then B 1.80 against 2.04 ms; through amxblas_bench
 // at N = 1024, 3 alternating runs: FP64-6 +3-7%, FP64-21 +4-22%). For FP32 it was not
-// (same runs: FP32 -11% to +19%, in-call probe 7-25% slower), so the FP32 pack keeps it.
+// (same runs: FP32 -11% to +19%; an ad-hoc in-call probe: 7-25% slower), so the FP32 pack
+// keeps it.
 struct BlockOrder {
     int panels, ksteps;
     bool panel_inner;

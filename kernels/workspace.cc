@@ -15,11 +15,12 @@ constexpr std::size_t kAlign = 64;
 // Workspaces of 1 MiB and more are 2 MiB aligned, a multiple of 2 MiB long and advised as
 // transparent huge pages (a hint: where THP is off nothing changes), so their first touch
 // faults once per 2 MiB instead of once per 4 KiB: at most twice the bytes asked for, and only
-// where that stays within the call's cap. A first routed N = 256 call (about 1.3 MiB of
-// workspace on 2 threads) took 285-361 page faults at about 10 us each on the VM of
-// docs/bench; with huge pages from 1 MiB it took 23-29, and the first call's time over a warm
-// one went from 3.26 / 4.08 ms to 1.00 / 1.04 ms (FP32 / FP64-6, medians over 11 processes
-// each, interleaved; `amxblas_bench --first-call 256`). Until then they started at 8 MiB.
+// where that stays within the call's cap. A first routed N = 256 call (1.3-1.9 MiB of
+// workspace on 2 threads) took 285 / 361 page faults (FP32 / FP64-6) at about 10 us each on the
+// VM of docs/bench; with whole pages from 1 MiB it took 23 / 29, and the first call's time over
+// a warm one went from 3.30 / 4.24 ms to 1.05 / 1.07 ms (medians over 11 processes each, old
+// and new library alternating; `amxblas_bench --first-call 256`). Until then whole pages
+// started at 8 MiB.
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 constexpr std::size_t kHugeFrom = kHugePage / 2;
 

@@ -124,10 +124,9 @@ if [ -n "$interposer" ] && [ "$backend" != amx ]; then
     rm -f "$out/first_call.csv"
     echo "n,route,first_s,second_s,warm_s,routed,touch_us_per_page,first_faults,later_faults" >"$out/first_call.csv"
     for n in $fc_sizes; do
-        runs=$fc_runs
         for r in fp32 fp64_6; do
             run=0
-            while [ "$run" -lt "$runs" ]; do
+            while [ "$run" -lt "$fc_runs" ]; do
                 # Interleaved, one process each, so a change in the machine's load hits both.
                 logged env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_FP64_PRODUCTS=6 \
                     AMXBLAS_MIN_N=1 AMXBLAS_VERBOSE=0 "$driver" --first-call "$n" --route "$r" --out "$out" || status=1
