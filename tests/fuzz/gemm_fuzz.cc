@@ -335,13 +335,14 @@ template <typename Fn>
 std::string captured(Fn fn) {
     std::fflush(stdout);
     std::fflush(stderr);
-    char path[] = "/tmp/gemm_fuzz_out.XXXXXX";
-    const int tmp = mkstemp(path);
+    // mkstemp's template: the prefix and the six placeholder characters it replaces.
+    std::string path = std::string("/tmp/gemm_fuzz_out.") + std::string(6, 'X');
+    const int tmp = mkstemp(path.data());
     if (tmp < 0) {
         fn();
         return "(capture failed)";
     }
-    unlink(path);
+    unlink(path.c_str());
     const int out = dup(1), err = dup(2);
     dup2(tmp, 1);
     dup2(tmp, 2);
