@@ -37,16 +37,11 @@ struct alignas(kernels::kCacheLine) MarginPartial {
     double margin = INFINITY;
 };
 
-// One thread's per-column arrays for the entry test (sized m on first use).
+// One participant's per-column arrays for the entry test, m entries each.
 struct ColumnScratch {
     std::vector<double> rhs, u00;
     std::vector<std::int64_t> best;  // as wide as a double: the compare and the select vectorise together
-    void resize(int m) {
-        if (int(rhs.size()) == m) return;
-        rhs.resize(std::size_t(m));
-        u00.resize(std::size_t(m));
-        best.resize(std::size_t(m));
-    }
+    explicit ColumnScratch(int m) : rhs(std::size_t(m)), u00(std::size_t(m)), best(std::size_t(m)) {}
 };
 
 }  // namespace
@@ -154,12 +149,15 @@ bool fp64_certify(const kernels::Fp64SplitFacts& a, const kernels::Fp64SplitFact
     if (a_zero)
         for (int i = 0; i < m; ++i) row_inf[i] = a_zero[i] ? INFINITY : 0.0;
     const int parts = std::max(1, std::min(threads, n));
-    std::vector<ColumnScratch> scratch(static_cast<std::size_t>(parts));
+    // Sized here, by the caller, not by each participant on its first column: which thread
+    // takes part in a call varies from call to call, and allocations made in a varying order
+    // (and on a varying thread's heap) leave the heap reaching fresh pages in a later call,
+    // each a page fault inside that call (kernels_second_call_test).
+    std::vector<ColumnScratch> scratch(static_cast<std::size_t>(parts), ColumnScratch(m));
     // rhs[i] and u00[i] of column j (the depth-independent halves of the test).
     const detail::CertLoops& loops = detail::cert_loops();
     const auto column_halves = [&](int j, int who) -> ColumnScratch& {
         ColumnScratch& cs = scratch[std::size_t(who)];
-        cs.resize(m);
         loops.halves(m, lhat + std::size_t(j) * ldl, a0.data(), row_inf.data(), s00, l_up, delta_b, delta_a * b0[j], tg,
                      cs.rhs.data(), cs.u00.data());
         if (!structural.empty()) {
