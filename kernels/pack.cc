@@ -357,10 +357,13 @@ void scan_panel(const OperandView<double>& x, bool as_rows, const SplitKernels& 
 
 // The guessed pack's temporaries (guess_row_exponents, pack_fp64 with guess), kept per calling
 // thread from call to call: a warm routed call then takes no fresh heap page for them
-// (kernels_workspace_test counts page faults).
+// (kernels_workspace_test counts page faults). The pack's partials are here too: with a guess
+// they are one per participant and panel, some KiB, and allocated afresh in every call they
+// reached a fresh heap page in the second routed DGEMM of a process (kernels_second_call_test).
 struct GuessScratch {
     std::vector<std::uint64_t> samples, rowmax;
     std::vector<int> guess, again;
+    PerParticipant<Fp64PackPartial> partials;
 };
 GuessScratch& guess_scratch() {
     thread_local GuessScratch s;
@@ -386,7 +389,8 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
     const int participants = std::max(1, threads);
     // With guess: one partial per participant and panel (a panel packed again replaces its
     // own), and each participant's maxima of the rows' |x| patterns.
-    PerParticipant<Fp64PackPartial> part(guess ? std::size_t(participants) * out.panels : std::size_t(participants));
+    PerParticipant<Fp64PackPartial>& part = guess_scratch().partials;
+    part.assign(guess ? std::size_t(participants) * out.panels : std::size_t(participants), Fp64PackPartial{});
     std::vector<std::uint64_t>& rowmax = guess_scratch().rowmax;
     if (guess) rowmax.assign(std::size_t(participants) * outer, 0);
     const int* use_exps = guess ? guess : exps;
