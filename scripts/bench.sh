@@ -122,7 +122,7 @@ if [ -n "$interposer" ] && [ "$backend" != amx ]; then
         printf '%-6s %-16s %10s %10s %10s %12s %12s %10s %8s %8s\n' N route first_ms second_ms warm_ms first-warm_ms second-warm touch_us faults later_faults
     } | tee -a "$log"
     rm -f "$out/first_call.csv"
-    echo "n,route,first_s,second_s,warm_s,routed,touch_us_per_page,first_faults,later_faults" >"$out/first_call.csv"
+    echo "n,route,first_s,second_s,warm_s,routed,touch_us_per_page,first_faults,later_faults,third_s" >"$out/first_call.csv"
     for n in $fc_sizes; do
         for r in fp32 fp64_6; do
             run=0
