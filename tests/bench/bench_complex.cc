@@ -26,6 +26,7 @@
 #include "tests/common/blas.h"
 #include "tests/common/metrics.h"
 #include "tests/common/rng.h"
+#include "tests/bench/real_blas_threads.h"
 
 namespace {
 
@@ -87,6 +88,7 @@ void measure(int n, Backend backend, int threads, int reps, std::vector<Row>* ro
     const double base = median(t);
     rows->push_back({n, sizeof(R) == 4 ? "openblas_cgemm" : "openblas_zgemm", base, 0, 0, base});
 
+    amxblas::bench::wait_for_real_blas_threads_to_sleep();
     const std::vector<int> products =
         sizeof(R) == 4 ? std::vector<int>{6} : std::vector<int>{6, 10, 15, 21, amxblas::kernels::kFp64Auto};
     for (int p : products) {

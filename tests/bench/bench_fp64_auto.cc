@@ -22,6 +22,7 @@
 #include "kernels/emulated_gemm.h"
 #include "policy/emulate.h"
 #include "tests/bench/bench.h"
+#include "tests/bench/real_blas_threads.h"
 
 using namespace amxblas;
 using namespace amxblas::bench;
@@ -181,6 +182,7 @@ void cost(const Options& o, int n) {
     std::printf("\n== FP64 auto: cost, uniform N = %d, %d threads, median of %d after a warm-up (shared machine) ==\n", n,
                 o.threads, o.reps);
     kernels::Fp64AutoReport rep;
+    wait_for_real_blas_threads_to_sleep();  // the accuracy section's DGEMMs ran just before
     if (const char* why = emulate_gemm(g, run_options(o, kernels::kFp64Auto, nullptr, &rep))) {
         std::printf("auto forwarded: %s\n", why);
         return;
