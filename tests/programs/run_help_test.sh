@@ -43,3 +43,10 @@ for want in "LD_PRELOAD=$AMXBLAS_LIBRARY:libm.so.6" AMXBLAS_FP64_PRODUCTS=10 AMX
     printf '%s\n' "$env_out" | grep -qx -- "$want" || fail "the program's environment lacks $want"
 done
 echo "ok: the program runs with LD_PRELOAD prepended and the AMXBLAS_* variables set"
+
+# OPENBLAS_THREAD_TIMEOUT: 16 unless the caller set it, then the caller's value.
+env_out=$(env -u OPENBLAS_THREAD_TIMEOUT "$run" -- env)
+printf '%s\n' "$env_out" | grep -qx OPENBLAS_THREAD_TIMEOUT=16 || fail "OPENBLAS_THREAD_TIMEOUT is not 16 by default"
+env_out=$(OPENBLAS_THREAD_TIMEOUT=28 "$run" -- env)
+printf '%s\n' "$env_out" | grep -qx OPENBLAS_THREAD_TIMEOUT=28 || fail "the caller's OPENBLAS_THREAD_TIMEOUT was not kept"
+echo "ok: OPENBLAS_THREAD_TIMEOUT is 16 unless set, and a value already set is kept"
