@@ -11,9 +11,14 @@
 # amxblas_t16, with OPENBLAS_THREAD_TIMEOUT=16 (what amxblas-run sets unless it is set).
 # Slowdown = loaded / idle, each library against itself. Prints a table and PASS/MISS lines
 # for the targets: a routed call slows down by at most 2x, and by at most OpenBLAS's own
-# slowdown plus 50%. Measures; asserts nothing (exit 0 unless a run fails).
+# slowdown plus 50%, OpenBLAS's slowdown counted as at least 1 (after its own STRSM OpenBLAS
+# gets faster, its threads being awake: 0.66x at N = 256 on the development VM).
+# N = 768 is among the sizes because a routed call there has 9 output blocks for 2 threads
+# (256 x 256 each): too few for the block handout to make up for a thread that shares its
+# core, so it shows the most (at N = 256 the block loop is one block on one thread).
+# Measures; asserts nothing (exit 0 unless a run fails).
 #
-#   scripts/bench-contention.sh --timer PATH --interposer PATH [--sizes "256 1024"]
+#   scripts/bench-contention.sh --timer PATH --interposer PATH [--sizes "256 768 1024"]
 #                               [--rounds R] [--quick] [--backend avx512|reference]
 #                               [--before PATH]
 #
@@ -22,7 +27,7 @@
 #   --quick       the smoke mode: N = 256, 1 round, 3 calls; checks that it runs
 #   --before      another libamxblas.so (an older build), measured in the same rounds as "before"
 set -eu
-timer='' interposer='' before='' sizes='256 1024' rounds=5 quick=0 backend=avx512
+timer='' interposer='' before='' sizes='256 768 1024' rounds=5 quick=0 backend=avx512
 while [ $# -gt 0 ]; do
     case "$1" in
         --timer) timer=$2; shift ;;
@@ -86,7 +91,7 @@ for n in $sizes; do
 done
 
 echo "contention: 2 threads each; busy = one spinning process, after_blas = the real BLAS's STRSM before each call; medians of $rounds round(s)"
-echo "(each the median of $(reps_for 256) calls at N = 256, $(reps_for 1024) at N >= 1024; the machine may be shared: compare ratios)"
+echo "(each the median of $(reps_for 256) calls at N <= 512, $(reps_for 1024) above; the machine may be shared: compare ratios)"
 awk -v quick="$quick" '
     { key = $1 " " $2 " " $3; v[key, ++cnt[key]] = $4; sizes[$1] = 1 }
     function median(key,   n, i, j, t, a) {
@@ -123,15 +128,15 @@ awk -v quick="$quick" '
             printf "%s  contention N=%d: routed slowdown %.2fx <= 2x\n", a <= 2 ? "PASS" : "MISS", n, a
             printf "%s  contention N=%d: routed slowdown %.2fx <= OpenBLAS slowdown %.2fx + 50%% (%.2fx)\n",
                    a <= 1.5 * o ? "PASS" : "MISS", n, a, o, 1.5 * o
-            o = slowb[n, "openblas"]
+            o = slowb[n, "openblas"] > 1 ? slowb[n, "openblas"] : 1
             for (l = 1; l <= 2; l++) {
                 lib = l == 1 ? "amxblas" : "amxblas_t16"
                 what = l == 1 ? "OpenBLAS default timeout" : "OPENBLAS_THREAD_TIMEOUT=16"
                 a = slowb[n, lib]
                 printf "%s  contention N=%d after a real-BLAS STRSM (%s): routed slowdown %.2fx <= 2x\n",
                        a <= 2 ? "PASS" : "MISS", n, what, a
-                printf "%s  contention N=%d after a real-BLAS STRSM (%s): routed slowdown %.2fx <= OpenBLAS slowdown %.2fx + 50%% (%.2fx)\n",
-                       a <= 1.5 * o ? "PASS" : "MISS", n, what, a, o, 1.5 * o
+                printf "%s  contention N=%d after a real-BLAS STRSM (%s): routed slowdown %.2fx <= max(1, OpenBLAS slowdown %.2fx) + 50%% (%.2fx)\n",
+                       a <= 1.5 * o ? "PASS" : "MISS", n, what, a, slowb[n, "openblas"], 1.5 * o
             }
         }
     }' "$samples"
