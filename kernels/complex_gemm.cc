@@ -43,12 +43,12 @@ std::complex<R> mul(std::complex<R> x, std::complex<R> y) {
     return {x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real()};
 }
 
-// C(i0.., j0/2..) := alpha * acc + beta * C over the valid part of one block of op(A') op(B'),
-// whose columns 2j and 2j + 1 are the real and imaginary parts of C's column j. BN is even, so
-// both lie in the same block. beta == 0 writes without reading C.
+// C(i0.., j0/2..) := alpha * acc + beta * C over one block of op(A') op(B') (rows x real_cols),
+// whose columns 2j and 2j + 1 are the real and imaginary parts of C's column j. Blocks are an
+// even number of columns wide, so both lie in the same block. beta == 0 writes without reading C.
 template <typename R, typename Acc>
-void write_complex_block(const GemmArgs<std::complex<R>>& g, int i0, int j0, const Acc* acc) {
-    const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, 2 * g.n - j0) / 2;
+void write_complex_block(const GemmArgs<std::complex<R>>& g, int i0, int j0, int rows, int real_cols, const Acc* acc) {
+    const int cols = real_cols / 2;
     for (int j = 0; j < cols; ++j) {
         std::complex<R>* c = g.c + i0 + std::size_t(j0 / 2 + j) * g.ldc;
         for (int i = 0; i < rows; ++i) {
@@ -127,7 +127,9 @@ const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptio
     if (too_large(g.n, g.k)) return reason::memory_alloc_failed;
     return guarded([&] {
         return run_fp32_gemm(view_a(g), view_b(g), g.m, 2 * g.n, 2 * g.k, opt,
-                             [&g](int i0, int j0, const float* acc) { write_complex_block(g, i0, j0, acc); });
+                             [&g](int i0, int j0, int rows, int cols, const float* acc) {
+                                 write_complex_block(g, i0, j0, rows, cols, acc);
+                             });
     });
 }
 
@@ -137,7 +139,9 @@ const char* prepare_zgemm(const GemmArgs<std::complex<double>>& g, const RunOpti
     // compute_dgemm.
     const char* why = guarded([&]() -> const char* {
         if (const char* w = prepare_fp64_gemm(view_a(g), view_b(g), g.m, 2 * g.n, 2 * g.k, opt,
-                                                [g](int i0, int j0, const double* acc) { write_complex_block(g, i0, j0, acc); },
+                                                [g](int i0, int j0, int rows, int cols, const double* acc) {
+                                                    write_complex_block(g, i0, j0, rows, cols, acc);
+                                                },
                                                 out))
             return w;
         set_fp64_repairer(out, zgemm_repairer(g));

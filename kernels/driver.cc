@@ -1,7 +1,8 @@
 // The blocked driver (paper Sections 6.1-6.3, kernels/macro_kernel.h) and the SGEMM and DGEMM
 // entry points (CGEMM and ZGEMM: complex_gemm.cc, on the same macro-kernel).
 //
-//   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h)
+//   for each BM x BN output block (handed out one at a time to the threads: kernels/thread_pool.h;
+//                                  smaller blocks when a call has too few: Blocking)
 //     for each BK panel
 //       for each mr x nr micro-tile (the micro-kernel set's geometry, microkernel.h)
 //         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
@@ -107,25 +108,40 @@ MicroKernels kernels_for(const RunOptions& opt) {
     return opt.microkernels ? *opt.microkernels : microkernels_for(opt.backend);
 }
 
-// The block geometry shared by both precisions, in the micro-kernel set's tiles.
+// The output blocks of a call: BM x BN = kBlockM x kBlockN (bm x bn), halved in both
+// directions, down to 64 x 64, while the call has fewer than 4 blocks per thread. The blocks
+// are handed out one at a time, so a thread that runs slower (its core shared with another
+// process, or with the real BLAS's spinning threads) takes fewer of them; with only a few
+// large blocks it cannot: an N = 256 call was one block, so its block loop ran on one thread,
+// and an N = 768 call 9 blocks for 2 threads. The block size changes neither the products nor
+// the order in which each entry's panels are added (every micro-tile adds its panels in
+// order into its own part of the accumulator), so the results are the same bits.
 struct Blocking {
     TileGeometry g;
-    int mtiles, ntiles, ksteps;  // in mr, nr and kstep units, after padding
-    int tiles_m, tiles_n, steps;  // per block and panel: BM / mr, BN / nr, BK / kstep
+    int bm, bn;                   // the block: rows and columns
+    int mtiles, ntiles, ksteps;   // in mr, nr and kstep units, after padding
+    int tiles_m, tiles_n, steps;  // per block and panel: bm / mr, bn / nr, BK / kstep
     int mblocks, nblocks, panels;
-    Blocking(const TileGeometry& geom, int m, int n, int k)
-        : g(geom), mtiles(round_up(m, g.mr) / g.mr), ntiles(round_up(n, g.nr) / g.nr), ksteps(round_up(k, g.kstep) / g.kstep),
-          tiles_m(kBlockM / g.mr), tiles_n(kBlockN / g.nr), steps(kBlockK / g.kstep),
-          mblocks((mtiles + tiles_m - 1) / tiles_m),
-          nblocks((ntiles + tiles_n - 1) / tiles_n),
-          panels((ksteps + steps - 1) / steps) {}
+    Blocking(const TileGeometry& geom, int m, int n, int k, int threads)
+        : g(geom), bm(kBlockM), bn(kBlockN), mtiles(round_up(m, g.mr) / g.mr), ntiles(round_up(n, g.nr) / g.nr),
+          ksteps(round_up(k, g.kstep) / g.kstep), steps(kBlockK / g.kstep), panels((ksteps + steps - 1) / steps) {
+        const auto blocks = [&](int r, int c) { return std::int64_t((m + r - 1) / r) * ((n + c - 1) / c); };
+        while (threads > 1 && blocks(bm, bn) < 4 * std::int64_t(threads) && bm / 2 >= 64 && bn / 2 >= 64 &&
+               (bm / 2) % g.mr == 0 && (bn / 2) % g.nr == 0) {
+            bm /= 2;
+            bn /= 2;
+        }
+        tiles_m = bm / g.mr;
+        tiles_n = bn / g.nr;
+        mblocks = (mtiles + tiles_m - 1) / tiles_m;
+        nblocks = (ntiles + tiles_n - 1) / tiles_n;
+    }
 };
 
-// C(i0.., j0..) := alpha * acc + beta * C over the valid part of one block; acc is row-major
-// with row stride kBlockN. beta == 0 writes alpha * acc without reading C.
+// C(i0.., j0..) := alpha * acc + beta * C over one block of rows x cols; acc is row-major with
+// row stride kBlockN. beta == 0 writes alpha * acc without reading C.
 template <typename T>
-void write_block(const GemmArgs<T>& g, int i0, int j0, const T* acc) {
-    const int rows = std::min(kBlockM, g.m - i0), cols = std::min(kBlockN, g.n - j0);
+void write_block(const GemmArgs<T>& g, int i0, int j0, int rows, int cols, const T* acc) {
     for (int j = 0; j < cols; ++j) {
         T* c = g.c + i0 + std::size_t(j0 + j) * g.ldc;
         if (g.beta == T(0)) {
@@ -205,7 +221,7 @@ void run_blocks(int m, int n, int k, const Step& step, const MicroKernels& mk, c
                 const BlockWriter<typename Step::Acc>& write) {
     using Acc = typename Step::Acc;
     const TileGeometry& g = mk.geometry;
-    const Blocking bl(g, m, n, k);
+    const Blocking bl(g, m, n, k, threads);
     for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
         const int ti_end = std::min(bl.tiles_m, bl.mtiles - ib * bl.tiles_m);
         const int tj_end = std::min(bl.tiles_n, bl.ntiles - jb * bl.tiles_n);
@@ -218,8 +234,9 @@ void run_blocks(int m, int n, int k, const Step& step, const MicroKernels& mk, c
                     step.tile(mk, kb, ns, pi, pj, s0, acc + ti * g.mr * kBlockN + tj * g.nr, tile);
                 }
         }
-        step.finish(ib * kBlockM, jb * kBlockN, acc, std::min(kBlockM, m - ib * kBlockM), std::min(kBlockN, n - jb * kBlockN));
-        write(ib * kBlockM, jb * kBlockN, acc);
+        const int i0 = ib * bl.bm, j0 = jb * bl.bn, rows = std::min(bl.bm, m - i0), cols = std::min(bl.bn, n - j0);
+        step.finish(i0, j0, acc, rows, cols);
+        write(i0, j0, rows, cols, acc);
     });
 }
 
@@ -405,7 +422,7 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
     if (opt.times) {
         opt.times->split_pack_s = t1 - t0;
         opt.times->compute_s = now_s() - t1;
-        const Blocking bl(g, m, n, k);
+        const Blocking bl(g, m, n, k, threads);
         opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
@@ -517,8 +534,7 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
             const double one[1] = {1.0};
             ReconClock no_clock;
             run_blocks(m, n, k, Fp64Step{abs_a, abs_b, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
-                       st->mk, st->scratch, threads, [lower, m, n](int i0, int j0, const double* acc) {
-                           const int rows = std::min(kBlockM, m - i0), cols = std::min(kBlockN, n - j0);
+                       st->mk, st->scratch, threads, [lower, m](int i0, int j0, int rows, int cols, const double* acc) {
                            for (int j = 0; j < cols; ++j)
                                for (int i = 0; i < rows; ++i) lower[i0 + i + std::size_t(j0 + j) * m] = acc[i * kBlockN + j];
                        });
@@ -554,7 +570,7 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s;
         st.opt.times->compute_s = now_s() - t1;
-        const Blocking bl(st.mk.geometry, st.m, st.n, st.k);
+        const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
         st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;
@@ -613,7 +629,9 @@ const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
     return guarded([&] {
         return run_fp32_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
                              {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
-                             [&g](int i0, int j0, const float* acc) { write_block(g, i0, j0, acc); });
+                             [&g](int i0, int j0, int rows, int cols, const float* acc) {
+                                 write_block(g, i0, j0, rows, cols, acc);
+                             });
     });
 }
 
@@ -622,7 +640,9 @@ const char* prepare_dgemm(const GemmArgs<double>& g, const RunOptions& opt, Prep
     const char* why = guarded([&]() -> const char* {
         if (const char* w = prepare_fp64_gemm({normalise_trans(g.transa), g.m, g.k, g.a, g.lda},
                                               {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb}, g.m, g.n, g.k, opt,
-                                              [g](int i0, int j0, const double* acc) { write_block(g, i0, j0, acc); },
+                                              [g](int i0, int j0, int rows, int cols, const double* acc) {
+                                                  write_block(g, i0, j0, rows, cols, acc);
+                                              },
                                               out))
             return w;
         set_fp64_repairer(out, dgemm_repairer(g));

@@ -1,11 +1,12 @@
 // The blocked driver's entry points for the kernels' own callers (driver.cc's SGEMM/DGEMM and
 // complex_gemm.cc's CGEMM/ZGEMM): one real GEMM op(A) (m x k) times op(B) (k x n), read through
 // the packer's views (pack.h), computed by the FP32 or FP64 method on the one macro-kernel,
-// and handed back one BM x BN block at a time. The caller's writer stores the block into its
-// C: acc is row-major with row stride kBlockN and holds op(A) op(B) for rows
-// i0 .. min(i0 + BM, m) - 1 and columns j0 .. min(j0 + BN, n) - 1. Blocks are written by the
-// pool's threads concurrently; no two blocks overlap. Same failure contract as
-// emulated_gemm.h (C untouched).
+// and handed back one block at a time. The caller's writer stores the block into its C: acc is
+// row-major with row stride kBlockN and holds op(A) op(B) for rows i0 .. i0 + rows - 1 and
+// columns j0 .. j0 + cols - 1 (rows <= BM, cols <= BN, even when BN is: the blocks of one
+// call are BM x BN, or smaller squares for calls with few blocks, driver.cc's Blocking). Blocks
+// are written by the pool's threads concurrently; no two blocks overlap. Same failure contract
+// as emulated_gemm.h (C untouched).
 #pragma once
 
 #include <functional>
@@ -18,7 +19,7 @@
 namespace amxblas::kernels {
 
 template <typename Acc>
-using BlockWriter = std::function<void(int i0, int j0, const Acc* acc)>;
+using BlockWriter = std::function<void(int i0, int j0, int rows, int cols, const Acc* acc)>;
 
 // FP32: split, pack, compute, write, in one call.
 const char* run_fp32_gemm(const OperandView<float>& a, const OperandView<float>& b, int m, int n, int k,

@@ -150,6 +150,33 @@ void test_dgemm_bitwise_reproducible(void**) {
     }
 }
 
+// A call with few 256 x 256 blocks per thread is cut into smaller ones (driver.cc, Blocking):
+// the blocks a call has then depend on its thread count, and the result may not. SGEMM
+// on 2, 3 and 5 threads against 1 (whose blocks are never cut), bit for bit, on shapes
+// with one, a few and many blocks, beta != 0 (the writer reads C) and padded C.
+template <typename T>
+void same_bits_for_any_thread_count() {
+    const int shapes[][3] = {{256, 256, 256}, {200, 140, 530}, {33, 700, 300}, {300, 290, 100}};
+    const int quick_shapes[][3] = {{100, 70, 40}, {33, 130, 20}};
+    const int count = kt::g_quick ? 2 : 4;
+    for (int q = 0; q < count; ++q) {
+        const int* s = kt::g_quick ? quick_shapes[q] : shapes[q];
+        Problem<T> p = make_problem<T>('N', 'T', s[0], s[1], s[2], T(-0.5), T(1), 41 + q);
+        const std::vector<T> c0 = p.c;
+        std::vector<T> first;
+        for (int threads : {1, 2, 3, 5}) {
+            p.c = c0;
+            p.g.c = p.c.data();
+            assert_null(amxblas::emulate_gemm(p.g, kt::options(6, threads)));
+            if (threads == 1) first = p.c;
+            else if (std::memcmp(first.data(), p.c.data(), first.size() * sizeof(T)) != 0)
+                fail_msg("%dx%dx%d: %d threads differ from 1", s[0], s[1], s[2], threads);
+        }
+    }
+}
+
+void test_sgemm_same_bits_for_any_thread_count(void**) { same_bits_for_any_thread_count<float>(); }
+
 void test_workspace_cap(void**) {
     Problem<double> p = make_problem<double>('N', 'N', 70, 50, 40, 1.0, 0.5, 3);
     const std::vector<double> c0 = p.c;
@@ -242,6 +269,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_sgemm_big),
         cmocka_unit_test(test_dgemm_big),
         cmocka_unit_test(test_dgemm_bitwise_reproducible),
+        cmocka_unit_test(test_sgemm_same_bits_for_any_thread_count),
         cmocka_unit_test(test_workspace_cap),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_wide_ranges_route),
