@@ -23,6 +23,7 @@
 #include <cblas.h>
 
 #include "tests/bench/bench.h"
+#include "tests/bench/real_blas_threads.h"
 
 namespace amxblas::bench {
 namespace {
@@ -61,6 +62,12 @@ long minor_faults() {
 // second as the control: one call's spread on this machine).
 int run_first_call(int n, const std::string& route, bool baseline, const std::string& csv_path) {
     const bool fp64 = route != "fp32";
+    // OpenBLAS starts its threads when it is loaded, and they spin for 2^28 cycles (0.13 s
+    // here) before they first sleep: calls made earlier in a process share the cores with
+    // them. Without this wait the interposed child's calls did (an N = 256 SGEMM's second call
+    // +17% over warm on 2 threads, +75% with a worker spinning 300 us instead of 50), and the
+    // baseline child's calls found OpenBLAS's threads awake. Both children wait alike.
+    wait_for_real_blas_threads_to_sleep();
     const double touch_us = fresh_page_touch_us();  // before any call: not in the timed ones
     const Shape s{n, n, n};
     std::vector<double> ad, bd;
