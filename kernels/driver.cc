@@ -109,11 +109,14 @@ MicroKernels kernels_for(const RunOptions& opt) {
 }
 
 // The output blocks of a call: BM x BN = kBlockM x kBlockN (bm x bn), halved in both
-// directions, down to 64 x 64, while the call has fewer than 4 blocks per thread. The blocks
+// directions, down to 64 x 64, while the call has fewer than 8 blocks per thread. The blocks
 // are handed out one at a time, so a thread that runs slower (its core shared with another
-// process, or with the real BLAS's spinning threads) takes fewer of them; with only a few
-// large blocks it cannot: an N = 256 call was one block, so its block loop ran on one thread,
-// and an N = 768 call 9 blocks for 2 threads. The block size changes neither the products nor
+// process, or with the real BLAS's spinning threads) takes fewer of them, and the last round
+// leaves at most one block's time idle; with only a few large blocks neither holds: an N = 256
+// call was one block, so its block loop ran on one thread, and an N = 768 call 9 blocks for 2
+// threads. With 8 per thread rather than 4, N = 384 and 768 ran 9-10% faster on 2 threads
+// (both go from 9 blocks to 36), and N = 256, 512 and 1024 kept their blocks and times
+// (alternating processes, 5 rounds). The block size changes neither the products nor
 // the order in which each entry's panels are added (every micro-tile adds its panels in
 // order into its own part of the accumulator), so the results are the same bits.
 struct Blocking {
@@ -126,7 +129,7 @@ struct Blocking {
         : g(geom), bm(kBlockM), bn(kBlockN), mtiles(round_up(m, g.mr) / g.mr), ntiles(round_up(n, g.nr) / g.nr),
           ksteps(round_up(k, g.kstep) / g.kstep), steps(kBlockK / g.kstep), panels((ksteps + steps - 1) / steps) {
         const auto blocks = [&](int r, int c) { return std::int64_t((m + r - 1) / r) * ((n + c - 1) / c); };
-        while (threads > 1 && blocks(bm, bn) < 4 * std::int64_t(threads) && bm / 2 >= 64 && bn / 2 >= 64 &&
+        while (threads > 1 && blocks(bm, bn) < 8 * std::int64_t(threads) && bm / 2 >= 64 && bn / 2 >= 64 &&
                (bm / 2) % g.mr == 0 && (bn / 2) % g.nr == 0) {
             bm /= 2;
             bn /= 2;
