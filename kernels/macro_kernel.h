@@ -3,10 +3,10 @@
 // the packer's views (pack.h), computed by the FP32 or FP64 method on the one macro-kernel,
 // and handed back one block at a time. The caller's writer stores the block into its C: acc is
 // row-major with row stride kBlockN and holds op(A) op(B) for rows i0 .. i0 + rows - 1 and
-// columns j0 .. j0 + cols - 1 (rows <= BM, cols <= BN, even when BN is: the blocks of one
-// call are BM x BN, or smaller squares for calls with few blocks, driver.cc's Blocking). Blocks
-// are written by the pool's threads concurrently; no two blocks overlap. Same failure contract
-// as emulated_gemm.h (C untouched).
+// columns j0 .. j0 + cols - 1, rows <= BM and cols <= BN. The blocks of one call are BM x BN,
+// or squares of 128 or 64 for calls with few blocks (driver.cc's Blocking), so j0 is even, and
+// so is cols when n is. Blocks are written by the pool's threads concurrently; no two blocks
+// overlap. Same failure contract as emulated_gemm.h (C untouched).
 #pragma once
 
 #include <functional>
