@@ -81,11 +81,6 @@ bool run_case(const Case& c, int n, const std::vector<double>& a, const std::vec
 }
 
 void test_second_calls_take_no_page_fault(void**) {
-#if defined(__SANITIZE_ADDRESS__)
-    // ASan's allocator keeps freed blocks in quarantine and hands out fresh ones: faults by design.
-    print_message("skipped under AddressSanitizer (its allocator never reuses at once)\n");
-    skip();
-#endif
     // Each case in fresh processes forked from this one, which has made no call. Up to three
     // tries: with another process on a core, which thread does which part of a call varies,
     // and so, rarely, does what a call allocates (1 fault in about 1 of 10 runs with a spinning
@@ -111,6 +106,12 @@ void test_second_calls_take_no_page_fault(void**) {
 
 int main(int argc, char** argv) {
     if (int rc = kt::setup(argc, argv)) return rc;
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan's allocator keeps freed blocks in quarantine and hands out fresh ones: faults by
+    // design. The whole test is reported skipped (CTest: SKIP_RETURN_CODE), not passed.
+    std::printf("# skipped under AddressSanitizer (its allocator never reuses at once)\n");
+    return kt::kSkipped;
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_calls_take_no_page_fault),
     };
