@@ -114,9 +114,10 @@ MicroKernels kernels_for(const RunOptions& opt) {
 // process, or with the real BLAS's spinning threads) takes fewer of them, and the last round
 // leaves at most one block's time idle; with only a few large blocks neither holds: an N = 256
 // call was one block, so its block loop ran on one thread, and an N = 768 call 9 blocks for 2
-// threads. With 8 per thread rather than 4, N = 384 and 768 ran 9-10% faster on 2 threads
-// (both go from 9 blocks to 36), and N = 256, 512 and 1024 kept their blocks and times
-// (alternating processes, 5 rounds). The block size changes neither the products nor
+// threads. With 8 per thread rather than 4, N = 384 and 768 ran 9-12% faster on 2 threads
+// (both go from 9 blocks to 36; calls back to back in fresh processes, the two builds
+// alternating, 5 rounds, OPENBLAS_THREAD_TIMEOUT=4 so that OpenBLAS's threads do not spin),
+// and N = 256, 512 and 1024 keep their blocks. The block size changes neither the products nor
 // the order in which each entry's panels are added (every micro-tile adds its panels in
 // order into its own part of the accumulator), so the results are the same bits.
 struct Blocking {

@@ -13,9 +13,9 @@
 # for the targets: a routed call slows down by at most 2x, and by at most OpenBLAS's own
 # slowdown plus 50%, OpenBLAS's slowdown counted as at least 1 (after its own STRSM OpenBLAS
 # gets faster, its threads being awake: 0.66x at N = 256 on the development VM).
-# N = 768 is among the sizes because a routed call there has 9 output blocks for 2 threads
-# (256 x 256 each): too few for the block handout to make up for a thread that shares its
-# core, so it shows the most (at N = 256 the block loop is one block on one thread).
+# N = 768 is among the sizes because the real BLAS's spinning threads showed most there: a
+# routed call after the STRSM took 1.66-1.85x as long with OpenBLAS's default timeout, on the
+# development VM (1.13-1.36x at N = 1024, 0.97-1.03x at N = 256: three bench.sh runs).
 # Measures; asserts nothing (exit 0 unless a run fails).
 #
 #   scripts/bench-contention.sh --timer PATH --interposer PATH [--sizes "256 768 1024"]
