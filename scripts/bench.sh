@@ -14,6 +14,10 @@
 #   --sweep        only the size sweep: fp32, fp64_6, fp64_21 and OpenBLAS at N = 256 384 512 768
 #                  1000 1024 1536 2000 2048 3000 4096 (or --sizes), 3 repetitions, flagging any
 #                  drop of more than 15% below the best smaller size of a route (sweep.csv)
+#   --backend      default: avx512 where the library runs it (AVX-512 BF16), else the portable
+#                  reference kernels (scalar: at N = 128, 45x (fp32) to 125x (fp64_36) slower than
+#                  OpenBLAS on a 2-core AMD EPYC Zen 2; up to a minute per call at N = 2048, so
+#                  there pass --sizes)
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -25,7 +29,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sweep=0 sizes='' shapes='' backend=avx512 reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -47,11 +51,11 @@ while [ $# -gt 0 ]; do
 done
 # The backends: the rows of kernels/backends.def.
 backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$root/kernels/backends.def" | tr '\n' ' ')
-case " $backends" in *" $backend "*) ;; *) echo "bench.sh: --backend, one of: $backends" >&2; exit 2 ;; esac
+case " $backends" in *" ${backend:-avx512} "*) ;; *) echo "bench.sh: --backend, one of: $backends" >&2; exit 2 ;; esac
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex || {
+    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here || {
         echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
              "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
         exit 1
@@ -62,6 +66,13 @@ if [ -z "$driver" ]; then
     amxemu=$(find "$build" -name libamxemu.so -type f | head -n 1)
 fi
 [ -x "$driver" ] || { echo "bench.sh: no amxblas_bench driver (built in $build?)" >&2; exit 1; }
+# The backends this machine runs, as the library itself decides (tests/common/backends_here.cc),
+# from the build the driver belongs to.
+backends_here=$("$(dirname "$driver")/../common/amxblas_backends_here" 2>/dev/null || true)
+if [ -z "$backend" ]; then
+    backend=reference
+    printf '%s\n' "$backends_here" | grep -qx avx512 && backend=avx512
+fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -90,6 +101,7 @@ logged() {
     echo "bench.sh: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n), OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
          "load before the run:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+    echo "backend: $backend (the library runs here: $(printf '%s' "$backends_here" | tr '\n' ' '))"
 } | tee "$log"
 
 status=0
@@ -200,7 +212,7 @@ if [ "$backend" != amx ]; then
     [ -n "$interposer" ] && need forwarding.csv && need first_call.csv
     # The micro-kernel table is written where the library runs the avx512 kernels (its own
     # answer: tests/common's amxblas_backends_here).
-    "$build/tests/common/amxblas_backends_here" 2>/dev/null | grep -qx avx512 && need microkernel.csv
+    printf '%s\n' "$backends_here" | grep -qx avx512 && need microkernel.csv
     if command -v gnuplot >/dev/null 2>&1; then
         for p in throughput speedup error breakdown; do need "$p.png"; done
     fi

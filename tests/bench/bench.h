@@ -83,8 +83,8 @@ struct PeakResult {
     double chain_1t = 0, chain_all = 0;        // fp32_chain, in VDPBF16PS-equivalents per second
     double product_1t = 0, product_all = 0;    // product, same unit
 };
+// Only where the avx512 backend is built and this CPU runs it (the caller checks).
 PeakResult measure_peak_and_microkernel(int threads, double seconds_per_point);
-bool avx512bf16_runnable();
 
 // Section: forwarding overhead through libamxblas.so (bench_forwarding.cc).
 struct ForwardRow {

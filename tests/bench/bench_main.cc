@@ -516,7 +516,10 @@ int run_main(const Options& o) {
     print_table4(rows);
 
     std::printf("\n== VDPBF16PS peak and the avx512 micro-kernel (in cache, one BK = 256 panel; best of 3) ==\n");
-    const PeakResult pk = measure_peak_and_microkernel(o.threads, o.peak_seconds);
+    // Checked here, in a file compiled for any x86-64: see bench_peak_avx512bf16.cc.
+    const bool peak_runs = kernels::backend_built(kernels::Backend::avx512) &&
+                           kernels::backend_runnable_on_cpu(kernels::Backend::avx512);
+    const PeakResult pk = peak_runs ? measure_peak_and_microkernel(o.threads, o.peak_seconds) : PeakResult{};
     if (pk.ran) {
         std::printf("unit: VDPBF16PS (zmm) instructions per second; a kernel's rate counts 1024 per 32x32x32 K step\n");
         std::printf("%-22s %14s %14s\n", "", "1 thread", "all threads");
