@@ -15,10 +15,11 @@ set -eu
 # netlib's libblas.so.3 for the re-entry tests), the netlib Level-3 testers (libblas-test),
 # NumPy for /usr/bin/python3, ScaLAPACK and Open MPI, gnuplot for amxblas-report --plot and the
 # benchmark's plots, and the ILP64 BLAS (Debian's OpenBLAS64 and -lblas64) for the 64-bit-integer
-# interface tests.
+# interface tests; valgrind, whose CPU has no AVX-512, for the test of the library without it
+# (tests/fuzz/without_avx512.sh).
 full_list="cmake make g++ gcc pkg-config binutils libopenblas-dev libcmocka-dev gfortran
 libblas-dev libblas-test python3 python3-numpy libscalapack-openmpi-dev openmpi-bin gnuplot-nox
-libopenblas64-pthread-dev libblas64-dev"
+libopenblas64-pthread-dev libblas64-dev valgrind"
 
 if [ "${1:-}" = --list ]; then
     printf '%s\n' $full_list
