@@ -24,6 +24,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "kernels/microkernel.h"
@@ -40,26 +41,33 @@ inline float daz(bf16_t h) { return bf16_is_denormal(h) ? 0.0f : bf16_to_float(h
 
 inline float ftz(float x) { return std::fabs(x) < kF32MinNormal ? std::copysign(0.0f, x) : x; }
 
-// Unbiased exponent of a normal BF16 value; zero, denormal, Inf and NaN report nothing.
-inline bool bf16_exponent(bf16_t h, int* e) {
-    const int biased = (h >> 7) & 0xFF;
-    if (biased == 0 || biased == 0xFF) return false;
-    *e = biased - kBf16ExpBias;
-    return true;
-}
-
+// The range of the unbiased exponents of a block's normal BF16 values (lo > hi: none), and
+// whether it holds an Inf or NaN. Branch-free over the biased exponent field, so that the
+// compiler vectorizes it (packed 16-bit compares and selects): it reads every input value of
+// every K step, and written with branches it took half of the kernel's time.
 struct ExpRange {
     int lo = 1000, hi = -1000;
     bool special = false;  // an Inf or NaN input: take the exact path
-    void add(bf16_t h) {
-        int e;
-        if (bf16_exponent(h, &e)) {
-            lo = e < lo ? e : lo;
-            hi = e > hi ? e : hi;
-        } else if (((h >> 7) & 0xFF) == 0xFF) {
-            special = true;
+    template <int N>
+    void add_all(const bf16_t* h) {
+        // Zero and denormal values (biased exponent 0) count for neither end; Inf and NaN (0xFF)
+        // set `special`.
+        std::int16_t biased_lo = 0xFF, biased_hi = 0, biased_top = 0;
+        for (int i = 0; i < N; ++i) {
+            const std::int16_t biased = std::int16_t((h[i] >> 7) & 0xFF);
+            const std::int16_t for_lo = biased == 0 ? std::int16_t(0xFF) : biased;
+            const std::int16_t for_hi = biased == 0xFF ? std::int16_t(0) : biased;
+            biased_lo = for_lo < biased_lo ? for_lo : biased_lo;
+            biased_hi = for_hi > biased_hi ? for_hi : biased_hi;
+            biased_top = biased > biased_top ? biased : biased_top;
         }
+        if (biased_lo <= biased_hi) {
+            lo = biased_lo - kBf16ExpBias;
+            hi = biased_hi - kBf16ExpBias;
+        }
+        special = biased_top == 0xFF;
     }
+    bool empty() const { return lo > hi; }
 };
 
 // One FMA step with an exact FMA, for products that leave the normal FP32 range. x86 detects
@@ -83,15 +91,29 @@ struct Kernel {
     static constexpr int kPairs = KS / 2;  // K pairs in one K step
     static constexpr int kA = MR * KS, kB = KS * NR, kC = MR * NR;
 
+    // Whether one row of an A block is all zeros once denormals count as zero.
+    static bool all_zero_after_daz(const bf16_t* row) {
+        int exponent_bits = 0;
+        for (int k = 0; k < KS; ++k) exponent_bits |= row[k] & 0x7F80;
+        return exponent_bits == 0;
+    }
+
     // One MR x NR product of one K step (on AMX: four TDPBF16PS on the 16x16 quadrants), into
     // acc (row-major, MR x NR).
     static void tile_step(const bf16_t* a, const bf16_t* b, float* acc) {
         ExpRange ra, rb;
-        for (int i = 0; i < kA; ++i) ra.add(a[i]);
-        for (int i = 0; i < kB; ++i) rb.add(b[i]);
+        ra.add_all<kA>(a);
+        rb.add_all<kB>(b);
+        const bool none = ra.empty() || rb.empty();  // every product is +-0
         const bool fast = !ra.special && !rb.special &&
-                          (ra.lo > ra.hi || rb.lo > rb.hi ||
-                           (ra.lo + rb.lo >= kSafeExpSumMin && ra.hi + rb.hi <= kSafeExpSumMax));
+                          (none || (ra.lo + rb.lo >= kSafeExpSumMin && ra.hi + rb.hi <= kSafeExpSumMax));
+        // No flush needed inside the step: every product is a multiple of 2^q, q = ra.lo + rb.lo
+        // - 14 (a normal BF16 value is an 8-bit integer times 2^(e - 7)), so every exact partial
+        // sum is one too, and so is its FP32 rounding (below 2^(q + 24) it is exact; above, the
+        // spacing of FP32 values there is a multiple of 2^q). A nonzero partial sum is then at
+        // least 2^q >= 2^-126: normal, and ftz() leaves it alone. With no product but +-0, the
+        // chains stay +0 (RNE: +0 + -0 = +0).
+        const bool normal_sums = fast && (none || ra.lo + rb.lo - 14 >= kSafeExpSumMin);
         float bv[2][kPairs][NR];  // bv[e][p][n] = B(2p+e, n) after DAZ
         for (int h = 0; h < NR / G; ++h)
             for (int p = 0; p < kPairs; ++p)
@@ -99,10 +121,18 @@ struct Kernel {
                     for (int e = 0; e < 2; ++e) bv[e][p][h * G + n] = daz(b[h * KS * G + p * 2 * G + n * 2 + e]);
         for (int m = 0; m < MR; ++m) {
             float even[NR] = {}, odd[NR] = {};
-            for (int p = 0; p < kPairs; ++p) {
+            // A row of zeros (the padding rows of a short block) in a step without Inf or NaN:
+            // every product is +-0 and the chains stay +0, as above.
+            const bool zero_row = fast && all_zero_after_daz(a + m * KS);
+            for (int p = 0; p < kPairs && !zero_row; ++p) {
                 const float a0 = daz(a[m * KS + 2 * p]);
                 const float a1 = daz(a[m * KS + 2 * p + 1]);
-                if (fast) {
+                if (normal_sums) {
+                    for (int n = 0; n < NR; ++n) {
+                        even[n] = even[n] + a0 * bv[0][p][n];
+                        odd[n] = odd[n] + a1 * bv[1][p][n];
+                    }
+                } else if (fast) {
                     for (int n = 0; n < NR; ++n) {
                         even[n] = ftz(even[n] + a0 * bv[0][p][n]);
                         odd[n] = ftz(odd[n] + a1 * bv[1][p][n]);
