@@ -5,9 +5,10 @@
 # cannot translate, which it delivers as SIGILL. So a file built with AVX-512 flags whose code
 # runs before its run-time check, or without one, kills the program here as it would on an AMD
 # EPYC Zen 2 (seen: the benchmark's peak section, 29b4968). Tool "none": no checking, only
-# the translation, about 5-10x slower than native.
+# the translation; --memcheck: memcheck (also on VEX's CPU), which adds reads of uninitialised
+# memory, which the sanitizer step does not look for, to what fails the test.
 #
-#   without_avx512.sh BACKENDS_HERE LIBRARY [--expect REGEX]... -- PROGRAM ARGS...
+#   without_avx512.sh BACKENDS_HERE LIBRARY [--memcheck] [--expect REGEX]... -- PROGRAM ARGS...
 #
 # BACKENDS_HERE: tests/common's amxblas_backends_here, run under valgrind first; where valgrind
 # shows this CPU's AVX-512 BF16 or AMX anyway, or there is no valgrind, the test is skipped
@@ -17,11 +18,12 @@
 set -u
 backends_here=$1 lib=$2
 shift 2
-expects=
+expects= memcheck=0
 while [ $# -gt 0 ]; do
     case $1 in
         --expect) expects="$expects
 $2"; shift 2 ;;
+        --memcheck) memcheck=1; shift ;;
         --) shift; break ;;
         *) echo "without_avx512.sh: unknown option $1"; exit 2 ;;
     esac
@@ -39,8 +41,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log=$work/amxblas.log
 # env runs under valgrind too (--trace-children), so that valgrind itself is not preloaded.
-$vg env LD_PRELOAD="$lib" AMXBLAS_LOG="$log" "$@"
+run=$vg
+[ "$memcheck" = 1 ] && run="valgrind -q --tool=memcheck --error-exitcode=99 --trace-children=yes"
+$run env LD_PRELOAD="$lib" AMXBLAS_LOG="$log" "$@"
 rc=$?
+[ "$rc" = 99 ] && { echo "FAILED: memcheck found an error (above)"; exit 1; }
 [ "$rc" = 0 ] || { echo "FAILED: exit status $rc (132 or 'unhandled instruction' above: SIGILL)"; exit 1; }
 touch "$log"
 fail=0
