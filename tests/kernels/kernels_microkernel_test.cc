@@ -1,6 +1,13 @@
 // The micro-kernel contract (kernels/microkernel.h): the reference kernel against hand-computed
 // tiles, then the selected backend's kernels, in the backend's own tile geometry, against exact
 // sums (small integers) and within FP32 accuracy (general values).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
 #include "kernels/backend.h"
 #include "kernels/microkernel.h"
 #include "tests/kernels/kernels_test_util.h"
@@ -178,6 +185,32 @@ void test_backend_chain_matches_reference(void**) {
     }
 }
 
+// Sanitizer builds compile the reference kernel uninstrumented and check its memory whole at
+// each call instead (kernels/microkernel_reference.cc): a B panel one K step's worth short of
+// 24 values must abort the call, as an ASan finding would. Run in a child, which must die of
+// SIGABRT; the parent's own calls are untouched.
+void test_reference_checks_its_memory(void**) {
+#if !defined(__SANITIZE_ADDRESS__)
+    print_message("skipped: only sanitizer builds check the reference kernel's memory this way\n");
+    skip();
+#else
+    if (kt::g_backend != Backend::reference) skip();  // one run is enough
+    const pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        std::freopen("/dev/null", "w", stderr);
+        std::vector<bf16_t> a(kAmxGeometry.a_block_elems()), b(kAmxGeometry.b_block_elems() - 24);
+        std::vector<float> c(std::size_t(kTile) * kTile);
+        reference_microkernels().product(1, a.data(), b.data(), c.data(), kTile);
+        std::_Exit(0);  // not reached when the check works
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -189,6 +222,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_reference_chain_order),
         cmocka_unit_test(test_backend_product_matches_reference),
         cmocka_unit_test(test_backend_chain_matches_reference),
+        cmocka_unit_test(test_reference_checks_its_memory),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
