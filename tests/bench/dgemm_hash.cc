@@ -1,12 +1,17 @@
 // Routed DGEMM results, hashed, for comparing two builds bit for bit; and a timing mode with the
 // phase times, for comparing two builds side by side (not a test; run by hand).
-//   amxblas_dgemm_hash [--threads T]                  one line per problem: inputs, status, FNV-1a
+//   amxblas_dgemm_hash [--threads T] [--backend B]    one line per problem: inputs, status, FNV-1a
 //                                                     of C (5 input kinds x 5 shapes x products
 //                                                     6 ... 36 and auto); diff two builds' output
-//   amxblas_dgemm_hash --time N PRODUCTS REPS [--threads T]
+//   amxblas_dgemm_hash --sgemm [--threads T] [--backend B]
+//                                                     the same for routed SGEMM (2 input kinds x
+//                                                     5 shapes), whose bits, unlike DGEMM's,
+//                                                     follow the micro-kernel's FP32 rounding
+//   amxblas_dgemm_hash --time N PRODUCTS REPS [--threads T] [--backend B]
 //                                                     median of REPS calls after one warm-up:
 //                                                     total, compute, reconstruction and its rate
-// Backend avx512 (the hash mode's bits are the same on every backend: kernels_gemm_test).
+// Backend avx512 unless --backend (DGEMM's bits are the same on every backend: kernels_gemm_test;
+// SGEMM's are the same on reference, avx512 and amx, by the micro-kernel contract).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -61,15 +66,45 @@ int main(int argc, char** argv) {
     o.backend = Backend::avx512;
     o.threads = 2;
     std::vector<std::string> args(argv + 1, argv + argc);
-    for (std::size_t i = 0; i + 1 < args.size(); ++i)
-        if (args[i] == "--threads") {
+    bool sgemm = false;
+    for (std::size_t i = 0; i < args.size();) {
+        if (args[i] == "--threads" && i + 1 < args.size()) {
             o.threads = std::max(1, std::atoi(args[i + 1].c_str()));
             args.erase(args.begin() + i, args.begin() + i + 2);
-            break;
+        } else if (args[i] == "--backend" && i + 1 < args.size()) {
+            if (!parse_backend(args[i + 1].c_str(), &o.backend)) {
+                std::fprintf(stderr, "amxblas_dgemm_hash: unknown backend %s\n", args[i + 1].c_str());
+                return 2;
+            }
+            args.erase(args.begin() + i, args.begin() + i + 2);
+        } else if (args[i] == "--sgemm") {
+            sgemm = true;
+            args.erase(args.begin() + i);
+        } else {
+            ++i;
         }
+    }
     if (!backend_usable(o.backend, false)) {
-        std::printf("backend avx512 cannot run here\n");
+        std::printf("backend %s cannot run here\n", backend_name(o.backend));
         return 77;
+    }
+    if (sgemm && args.empty()) {
+        const int shapes[][3] = {{64, 64, 64}, {200, 140, 530}, {257, 300, 513}, {512, 512, 512}, {33, 700, 1000}};
+        for (int kind = 0; kind < 2; ++kind)  // the kinds inside FP32's range
+            for (const auto& s : shapes) {
+                std::mt19937_64 g(kind * 1000 + s[0] + s[1] + s[2]);
+                const int m = s[0], n = s[1], k = s[2];
+                std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
+                fill(a, kind, g);
+                fill(b, kind, g);
+                fill(c, 0, g);
+                std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), cf(c.begin(), c.end());
+                const GemmArgs<float> gs{'N', 'N', m, n, k, 1.5f, af.data(), m, bf.data(), k, 0.25f, cf.data(), m};
+                const char* why = amxblas::emulate_gemm(gs, o);
+                std::printf("sgemm %-46s %4dx%4dx%4d: %-22s %016llx\n", kKinds[kind], m, n, k, why ? why : "ok",
+                            static_cast<unsigned long long>(fnv1a(cf.data(), cf.size() * sizeof(float))));
+            }
+        return 0;
     }
     if (args.empty()) {
         const int shapes[][3] = {{64, 64, 64}, {200, 140, 530}, {257, 300, 513}, {512, 512, 512}, {33, 700, 1000}};
@@ -91,7 +126,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (args.size() != 4 || args[0] != "--time") {
-        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--time N PRODUCTS REPS]\n");
+        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--backend B] [--sgemm | --time N PRODUCTS REPS]\n");
         return 2;
     }
     const int n = std::atoi(args[1].c_str()), products = std::atoi(args[2].c_str()), reps = std::max(1, std::atoi(args[3].c_str()));
