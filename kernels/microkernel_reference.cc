@@ -2,9 +2,10 @@
 // at kAmxGeometry. Built with -ffp-contract=off (the header says why).
 //
 // In a sanitizer build (kernels/CMakeLists.txt) this file alone is compiled without
-// instrumentation: checked access by access, the kernel's arithmetic on its local arrays ran
-// about 10x slower and was 91% of the sanitizer step's time on a machine without AVX-512
-// BF16, where every routed test runs it. What instrumentation is for here, that the driver
+// instrumentation: checked access by access, the kernel's arithmetic on its local arrays was
+// 91% of the time of a netlib tester's run in the sanitizer step (perf, xzcblat3 with FP64
+// auto), and that step took over 18 minutes on a machine without AVX-512 BF16, where every
+// routed test runs this kernel. What instrumentation is for here, that the driver
 // hands it blocks and a tile that exist, is checked instead whole at each call (ASan's
 // interface): every byte of the packed panels it reads and of the C tile it writes.
 #include "kernels/microkernel_reference.h"
