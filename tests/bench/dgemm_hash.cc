@@ -39,6 +39,11 @@ std::uint64_t fnv1a(const void* p, std::size_t n) {
     return h;
 }
 
+struct Problem {
+    int m, n, k;
+};
+constexpr Problem kProblems[] = {{64, 64, 64}, {200, 140, 530}, {257, 300, 513}, {512, 512, 512}, {33, 700, 1000}};
+
 const char* const kKinds[] = {
     "uniform [-1,1]", "2^[-40,40] spread", "1/3 of entries 2^-950 beside O(1)", "2^[-300,300] spread",
     "8-bit O(1) beside 2^-950 (slice shifts below 2^-925)"};
@@ -88,35 +93,27 @@ int main(int argc, char** argv) {
         std::printf("backend %s cannot run here\n", backend_name(o.backend));
         return 77;
     }
-    if (sgemm && args.empty()) {
-        const int shapes[][3] = {{64, 64, 64}, {200, 140, 530}, {257, 300, 513}, {512, 512, 512}, {33, 700, 1000}};
-        for (int kind = 0; kind < 2; ++kind)  // the kinds inside FP32's range
-            for (const auto& s : shapes) {
-                std::mt19937_64 g(kind * 1000 + s[0] + s[1] + s[2]);
-                const int m = s[0], n = s[1], k = s[2];
-                std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
-                fill(a, kind, g);
-                fill(b, kind, g);
-                fill(c, 0, g);
-                std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), cf(c.begin(), c.end());
-                const GemmArgs<float> gs{'N', 'N', m, n, k, 1.5f, af.data(), m, bf.data(), k, 0.25f, cf.data(), m};
-                const char* why = amxblas::emulate_gemm(gs, o);
-                std::printf("sgemm %-46s %4dx%4dx%4d: %-22s %016llx\n", kKinds[kind], m, n, k, why ? why : "ok",
-                            static_cast<unsigned long long>(fnv1a(cf.data(), cf.size() * sizeof(float))));
-            }
-        return 0;
-    }
     if (args.empty()) {
-        const int shapes[][3] = {{64, 64, 64}, {200, 140, 530}, {257, 300, 513}, {512, 512, 512}, {33, 700, 1000}};
-        for (int kind = 0; kind < 5; ++kind)
-            for (const auto& s : shapes)
-                for (int products : {6, 10, 15, 21, 28, 36, kFp64Auto}) {
-                    std::mt19937_64 g(kind * 1000 + s[0] + s[1] + s[2]);
-                    const int m = s[0], n = s[1], k = s[2];
+        // The kinds inside FP32's range for SGEMM, all five for DGEMM; each problem's inputs
+        // from its own seed, so that both modes and every build see the same ones.
+        const std::vector<int> counts = sgemm ? std::vector<int>{0} : std::vector<int>{6, 10, 15, 21, 28, 36, kFp64Auto};
+        for (int kind = 0; kind < (sgemm ? 2 : 5); ++kind)
+            for (const Problem& s : kProblems)
+                for (int products : counts) {
+                    std::mt19937_64 g(kind * 1000 + s.m + s.n + s.k);
+                    const int m = s.m, n = s.n, k = s.k;
                     std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
                     fill(a, kind, g);
                     fill(b, kind, g);
                     fill(c, 0, g);
+                    if (sgemm) {
+                        std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), cf(c.begin(), c.end());
+                        const GemmArgs<float> gs{'N', 'N', m, n, k, 1.5f, af.data(), m, bf.data(), k, 0.25f, cf.data(), m};
+                        const char* why = amxblas::emulate_gemm(gs, o);
+                        std::printf("sgemm %-46s %4dx%4dx%4d: %-22s %016llx\n", kKinds[kind], m, n, k, why ? why : "ok",
+                                    static_cast<unsigned long long>(fnv1a(cf.data(), cf.size() * sizeof(float))));
+                        continue;
+                    }
                     o.fp64_products = products;
                     const GemmArgs<double> gd{'N', 'N', m, n, k, 1.5, a.data(), m, b.data(), k, 0.25, c.data(), m};
                     const char* why = amxblas::emulate_gemm(gd, o);
