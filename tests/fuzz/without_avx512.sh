@@ -6,7 +6,8 @@
 # runs before its run-time check, or without one, kills the program here as it would on an AMD
 # EPYC Zen 2 (seen: the benchmark's peak section, 29b4968). Tool "none": no checking, only
 # the translation; --memcheck: memcheck (also on VEX's CPU), which adds reads of uninitialised
-# memory, which the sanitizer step does not look for, to what fails the test.
+# memory, which the sanitizer step does not look for, to what fails the test (but not those
+# inside OpenBLAS: openblas.supp).
 #
 #   without_avx512.sh BACKENDS_HERE LIBRARY [--memcheck] [--expect REGEX]... -- PROGRAM ARGS...
 #
@@ -42,7 +43,8 @@ trap 'rm -rf "$work"' EXIT
 log=$work/amxblas.log
 # env runs under valgrind too (--trace-children), so that valgrind itself is not preloaded.
 run=$vg
-[ "$memcheck" = 1 ] && run="valgrind -q --tool=memcheck --error-exitcode=99 --trace-children=yes"
+[ "$memcheck" = 1 ] && run="valgrind -q --tool=memcheck --error-exitcode=99 --trace-children=yes
+    --suppressions=$(dirname "$0")/openblas.supp"
 $run env LD_PRELOAD="$lib" AMXBLAS_LOG="$log" "$@"
 rc=$?
 [ "$rc" = 99 ] && { echo "FAILED: memcheck found an error (above)"; exit 1; }
