@@ -20,8 +20,8 @@ if(amxblas_run_installed STREQUAL amxblas_run_text AND NOT CMAKE_INSTALL_LIBDIR 
   message(FATAL_ERROR "packaging/install.cmake: no 'installed_libdir=lib' line in scripts/amxblas-run")
 endif()
 # The installed launcher has no source tree to read the variant table from: its accepted
-# --fp64-products values are written in (0 and the FP64 rows of kernels/variants.def).
-file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../kernels/variants.def amxblas_fp64_rows
+# --fp64-products values are written in (0 and the FP64 rows of kernels/common/variants.def).
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/variants.def amxblas_fp64_rows
      REGEX "^AMXBLAS_VARIANT\\([^,]*, *\"[^\"]*\", *fp64,")
 set(amxblas_fp64_choices "0")
 foreach(row IN LISTS amxblas_fp64_rows)
@@ -31,11 +31,11 @@ foreach(row IN LISTS amxblas_fp64_rows)
 endforeach()
 if(NOT amxblas_run_installed MATCHES "\nfp64_products_choices=\n" OR amxblas_fp64_choices STREQUAL "0")
   message(FATAL_ERROR "packaging/install.cmake: no 'fp64_products_choices=' line in scripts/amxblas-run "
-                      "or no FP64 row in kernels/variants.def")
+                      "or no FP64 row in kernels/common/variants.def")
 endif()
 string(REPLACE "\nfp64_products_choices=\n" "\nfp64_products_choices='${amxblas_fp64_choices}'\n"
        amxblas_run_installed "${amxblas_run_installed}")
-file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../kernels/backends.def amxblas_backend_rows
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/backends.def amxblas_backend_rows
      REGEX "^AMXBLAS_BACKEND\\(")
 set(amxblas_backend_choices "auto")
 foreach(row IN LISTS amxblas_backend_rows)
@@ -44,13 +44,13 @@ foreach(row IN LISTS amxblas_backend_rows)
 endforeach()
 if(NOT amxblas_run_installed MATCHES "\nbackend_choices=\n" OR amxblas_backend_choices STREQUAL "auto")
   message(FATAL_ERROR "packaging/install.cmake: no 'backend_choices=' line in scripts/amxblas-run "
-                      "or no row in kernels/backends.def")
+                      "or no row in kernels/common/backends.def")
 endif()
 string(REPLACE "\nbackend_choices=\n" "\nbackend_choices='${amxblas_backend_choices}'\n"
        amxblas_run_installed "${amxblas_run_installed}")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             ${CMAKE_CURRENT_LIST_DIR}/../kernels/variants.def
-             ${CMAKE_CURRENT_LIST_DIR}/../kernels/backends.def)
+             ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/variants.def
+             ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/backends.def)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   string(REPLACE "\"$prefix/$installed_libdir\"" "\"$installed_libdir\""
          amxblas_run_installed "${amxblas_run_installed}")

@@ -42,70 +42,23 @@ const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b) {
     return nullptr;
 }
 
-namespace {
-
-// Rule 1 on alpha and beta (both parts of complex ones).
-template <typename R>
-const char* check_scalars(R alpha, R beta) {
-    return check_gemm_scalars(alpha, beta);
+const char* check_scalars(float alpha, float beta) { return check_gemm_scalars(alpha, beta); }
+const char* check_scalars(double alpha, double beta) { return check_gemm_scalars(alpha, beta); }
+const char* check_scalars(std::complex<float> alpha, std::complex<float> beta) {
+    if (const char* why = check_gemm_scalars(alpha.real(), alpha.imag())) return why;
+    return check_gemm_scalars(beta.real(), beta.imag());
 }
-template <typename R>
-const char* check_scalars(std::complex<R> alpha, std::complex<R> beta) {
+const char* check_scalars(std::complex<double> alpha, std::complex<double> beta) {
     if (const char* why = check_gemm_scalars(alpha.real(), alpha.imag())) return why;
     return check_gemm_scalars(beta.real(), beta.imag());
 }
 
-OperandSummary scan_operand(char trans, int rows, int cols, const float* x, std::int64_t ld, int threads) {
-    return scan_fp32_operand(trans, rows, cols, x, ld, threads);
+// op(A) alone decides a nonfinite entry (the scan then left op(B) unread).
+const char* domain_rule(const OperandScans& s, int k, float*) { return fp32_domain_rule(s.a, s.b, k); }
+const char* domain_rule(const OperandScans& s, int, double*) { return fp64_domain_rule(s.a, s.b); }
+const char* domain_rule(const OperandScans& s, int k, std::complex<float>*) {
+    return fp32_domain_rule(s.a, s.b, complex_depth(k));
 }
-OperandSummary scan_operand(char trans, int rows, int cols, const double* x, std::int64_t ld, int threads) {
-    return scan_fp64_operand(trans, rows, cols, x, ld, threads);
-}
-OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<float>* x, std::int64_t ld,
-                            int threads) {
-    return scan_fp32_complex_operand(trans, rows, cols, reinterpret_cast<const float*>(x), ld, threads);
-}
-OperandSummary scan_operand(char trans, int rows, int cols, const std::complex<double>* x, std::int64_t ld,
-                            int threads) {
-    return scan_fp64_complex_operand(trans, rows, cols, reinterpret_cast<const double*>(x), ld, threads);
-}
-
-// The precision's rule; a complex call's real GEMM is 2K deep.
-template <typename T>
-const char* domain_rule(const OperandSummary& a, const OperandSummary& b, int k) {
-    if constexpr (std::is_same_v<T, float>) return fp32_domain_rule(a, b, k);
-    else if constexpr (std::is_same_v<T, std::complex<float>>) return fp32_domain_rule(a, b, complex_depth(k));
-    else return fp64_domain_rule(a, b);
-}
-
-// Every precision's check: the scalars, op(A), then op(B) only if op(A) left the call open.
-template <typename T>
-const char* check_domain(const kernels::GemmArgs<T>& g, DomainScan* scan, int threads) {
-    if (const char* why = check_scalars(g.alpha, g.beta)) return why;
-    DomainScan local;
-    DomainScan& s = scan ? *scan : local;
-    s.a = scan_operand(g.transa, g.m, g.k, g.a, g.lda, threads);
-    if (s.a.nonfinite) return reason::domain_nonfinite;  // no need to read B
-    s.b = scan_operand(g.transb, g.k, g.n, g.b, g.ldb, threads);
-    return domain_rule<T>(s.a, s.b, g.k);
-}
-
-}  // namespace
-
-const char* check_sgemm_domain(const kernels::GemmArgs<float>& g, DomainScan* scan, int threads) {
-    return check_domain(g, scan, threads);
-}
-
-const char* check_dgemm_domain(const kernels::GemmArgs<double>& g, DomainScan* scan, int threads) {
-    return check_domain(g, scan, threads);
-}
-
-const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& g, DomainScan* scan, int threads) {
-    return check_domain(g, scan, threads);
-}
-
-const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& g, DomainScan* scan, int threads) {
-    return check_domain(g, scan, threads);
-}
+const char* domain_rule(const OperandScans& s, int, std::complex<double>*) { return fp64_domain_rule(s.a, s.b); }
 
 }  // namespace amxblas

@@ -1,8 +1,8 @@
-// Numeric-domain checks: can the BF16 component-product method represent this call's inputs
-// exactly as the paper assumes? Each check returns nullptr when the call is in the domain,
-// else the forward reason (policy/reasons.h). The checks read op(A) and op(B) once (one
-// scan per operand, policy/domain_scan.h) and never write. The first failing rule, in the
-// order listed, is the reason.
+// Numeric-domain rules: can the BF16 component-product method represent this call's inputs
+// exactly as the paper assumes? Each rule returns nullptr when the call is in the domain, else
+// the forward reason (policy/reasons.h). The rules judge what the kernels' scan of op(A) and
+// op(B) found (kernels/common/operand_summary.h); the policy reads no matrix itself. The first
+// failing rule, in the order listed, is the reason.
 //
 // Notation: BF16 normal range [2^-126, (2 - 2^-7) * 2^127]; BK = 256 is the reduction length
 // of one kernel panel (paper Section 6.1): every FP32 sum the kernels form for one component
@@ -23,7 +23,7 @@
 //                                                               else domain:underflow-risk
 //
 // FP64 (Ozaki slices of each row of op(A) and column of op(B) after an exact power-of-two
-// scaling, each slice stored normalised; kernels/pack.h, kernels/split.h): every nonzero
+// scaling, each slice stored normalised; kernels/pack/pack.h, kernels/isa/split.h): every nonzero
 // normalised slice entry lies in [2^-8, 1], every FP32 panel sum of a product of two slices is
 // an exact multiple of 2^-16 of magnitude <= 2^8, and the scalings are powers of two applied
 // in FP64. No finite input can leave the BF16 or FP32 range, so the only rules are:
@@ -34,37 +34,49 @@
 #pragma once
 
 #include <complex>
+#include <type_traits>
 
-#include "kernels/gemm_types.h"
-#include "policy/domain_scan.h"
+#include "kernels/common/gemm_types.h"
+#include "kernels/common/operand_summary.h"
 
 namespace amxblas {
 
+using kernels::OperandScans;
+using kernels::OperandSummary;
+
 inline constexpr double kFp32MinInput = 0x1p-103;     // 2^(-126 + 23)
 
-// The summaries the scan computed, for callers (the kernels) that want to reuse them. When
-// op(A) alone decides the reason (a nonfinite entry), b is left unscanned (all zero).
-struct DomainScan {
-    OperandSummary a, b;  // of op(A) and op(B)
-};
-
-// threads: how many threads may share the scan of a large operand (the call's own, from the
-// routing decision); the result is the same for every count.
-const char* check_sgemm_domain(const kernels::GemmArgs<float>& args, DomainScan* scan = nullptr, int threads = 1);
-const char* check_dgemm_domain(const kernels::GemmArgs<double>& args, DomainScan* scan = nullptr, int threads = 1);
-
-// CGEMM and ZGEMM: the kernels compute a complex product as one real GEMM whose entries are
-// the real and imaginary parts of op(A) and op(B) (some negated) and whose depth is 2K
-// (kernels/complex_gemm.cc), so the FP32 and FP64 rules above apply to those parts, with
-// 2K for K, and rule 1 to the real and imaginary parts of alpha and beta.
-const char* check_cgemm_domain(const kernels::GemmArgs<std::complex<float>>& args, DomainScan* scan = nullptr,
-                               int threads = 1);
-const char* check_zgemm_domain(const kernels::GemmArgs<std::complex<double>>& args, DomainScan* scan = nullptr,
-                               int threads = 1);
-
-// The rules above on precomputed summaries (pure; what check_*_domain apply after the scan).
+// The rules on the facts a scan returned (kernels/scan/operand_scan.h); pure.
 const char* check_gemm_scalars(double alpha, double beta);  // rule 1
 const char* fp32_domain_rule(const OperandSummary& a, const OperandSummary& b, int k);
 const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b);
+
+// Whether a call of element type T needs a scan of its own before the kernels run. FP64's only
+// rule on the operands is rule 2, every entry finite, and the kernels' FP64 split checks exactly
+// that as it reads op(A) and op(B) for their exponents, reporting domain:nonfinite before any
+// other reason of its own (kernels/driver/emulated_gemm.h): so a DGEMM or ZGEMM reads its
+// operands once, for the domain facts and the exponents together. FP32's rules need the
+// magnitudes of a scan first.
+template <typename T>
+constexpr bool domain_needs_scan() {
+    return std::is_same_v<T, float> || std::is_same_v<T, std::complex<float>>;
+}
+
+// Rule 1 for a call's scalars (a complex scalar: both parts). Decided before any matrix is read.
+const char* check_scalars(float alpha, float beta);
+const char* check_scalars(double alpha, double beta);
+const char* check_scalars(std::complex<float> alpha, std::complex<float> beta);
+const char* check_scalars(std::complex<double> alpha, std::complex<double> beta);
+
+// The precision's rules 2 onwards on the scans of op(A) and op(B); T is the GEMM's element type
+// (a complex call's real GEMM is 2K deep). nullptr: the call is in the domain.
+const char* domain_rule(const OperandScans& s, int k, float*);
+const char* domain_rule(const OperandScans& s, int k, double*);
+const char* domain_rule(const OperandScans& s, int k, std::complex<float>*);
+const char* domain_rule(const OperandScans& s, int k, std::complex<double>*);
+template <typename T>
+const char* domain_rule(const OperandScans& s, int k) {
+    return domain_rule(s, k, static_cast<T*>(nullptr));
+}
 
 }  // namespace amxblas

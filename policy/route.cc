@@ -43,13 +43,13 @@ bool is_trans_char(char t) {
 }
 bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
 
-// The forward reason when backend b cannot run here (kernels/backends.def); nullptr for a
+// The forward reason when backend b cannot run here (kernels/common/backends.def); nullptr for a
 // backend every machine runs.
 const char* unusable_reason(kernels::Backend b) {
     switch (b) {
 #define AMXBLAS_BACKEND(id, built, detector, microkernels, why) \
     case kernels::Backend::id: return reason::why;
-#include "kernels/backends.def"
+#include "kernels/common/backends.def"
 #undef AMXBLAS_BACKEND
     }
     return reason::backend_no_amx;
@@ -155,9 +155,23 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     return d;
 }
 
+namespace {
+
+template <std::size_t P, std::size_t K>
+struct ReasonList {
+    ReasonEntry all[P + K];
+    constexpr ReasonList(const ReasonEntry (&policy)[P], const ReasonEntry (&kernels)[K]) : all{} {
+        for (std::size_t i = 0; i < P; ++i) all[i] = policy[i];
+        for (std::size_t i = 0; i < K; ++i) all[P + i] = kernels[i];
+    }
+};
+constexpr ReasonList kAllReasons(kPolicyReasons, kKernelReasons);
+
+}  // namespace
+
 const ReasonEntry* all_reasons(std::size_t* count) {
-    *count = sizeof kAllReasons / sizeof kAllReasons[0];
-    return kAllReasons;
+    *count = sizeof kAllReasons.all / sizeof kAllReasons.all[0];
+    return kAllReasons.all;
 }
 
 }  // namespace amxblas

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "kernels/gemm_types.h"
-#include "kernels/variants.h"
+#include "kernels/common/gemm_types.h"
+#include "kernels/common/variants.h"
 #include "policy/settings.h"
 
 namespace amxblas {
@@ -17,12 +17,12 @@ using Precision = kernels::Precision;
 // beta_scale: K = 0 or ALPHA = 0, so C := BETA*C, done by the shim itself exactly as the
 // reference BLAS does it (A and B never read). Forwarding is not enough: OpenBLAS 0.3.21
 // computes 0*A*B for ALPHA = 0 and lets a NaN or Inf in A or B reach C.
-// The emulated routes are the variants of kernels/variants.def, in its order.
+// The emulated routes are the variants of kernels/common/variants.def, in its order.
 enum class Route {
     forward,
     beta_scale,
 #define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) amx_##id,
-#include "kernels/variants.def"
+#include "kernels/common/variants.def"
 #undef AMXBLAS_VARIANT
     amx_fp64_auto,  // AMXBLAS_FP64_PRODUCTS=auto: the kernels pick an FP64 variant per call
 };
@@ -54,7 +54,7 @@ struct GemmCall {
 
 struct Hardware {
     // runs[b]: backend b was built into the library and this CPU and OS can run it
-    // (kernels/backends.def, indexed by kernels::Backend).
+    // (kernels/common/backends.def, indexed by kernels::Backend).
     bool runs[kernels::kBackendCount] = {};
     bool amx_emulator = false;   // the trap-and-emulate harness is loaded (tests only)
     int cores = 1;
@@ -82,7 +82,7 @@ int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_
 //   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
 //   fp32:disabled / fp64:disabled                        the user's configuration
 //   shape:not-square, size:below-min-n                   the call against the configuration
-//   backend:no-amx / backend:no-avx512-bf16              the machine (kernels/backends.def)
+//   backend:no-amx / backend:no-avx512-bf16              the machine (kernels/common/backends.def)
 // Call-dependent reasons come before the machine's, so that on a machine without AMX the log
 // still tells which calls would be routed on one.
 // A routed call gets threads = min(settings.num_threads, hw.cores) (note threads:above-cores

@@ -5,17 +5,17 @@
 #include <cstddef>
 #include <string>
 
-#include "kernels/gemm_types.h"
+#include "kernels/common/gemm_types.h"
 
 namespace amxblas {
 
 enum class ShapeRule { square, any };
-// AMXBLAS_BACKEND: auto, or a backend of kernels/backends.def by name (the backends in the
+// AMXBLAS_BACKEND: auto, or a backend of kernels/common/backends.def by name (the backends in the
 // table's order after automatic: BackendChoice(int(b) + 1) is backend b).
 enum class BackendChoice {
     automatic,
 #define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) id,
-#include "kernels/backends.def"
+#include "kernels/common/backends.def"
 #undef AMXBLAS_BACKEND
 };
 

@@ -49,8 +49,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-# The backends: the rows of kernels/backends.def.
-backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$root/kernels/backends.def" | tr '\n' ' ')
+# The backends: the rows of kernels/common/backends.def.
+backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$root/kernels/common/backends.def" | tr '\n' ' ')
 case " $backends" in *" ${backend:-avx512} "*) ;; *) echo "bench.sh: --backend, one of: $backends" >&2; exit 2 ;; esac
 
 if [ -z "$driver" ]; then

@@ -3,7 +3,7 @@
 // Before: no lazy initialisation may be in progress. A function-local static is initialised
 // under a guard fork() knows nothing about; a child forked while another thread is inside one
 // inherits it "in progress", with no thread to finish it, and hangs on its first call
-// (kernels/process_state.h). So the load-time constructor initialises the kernels' and the
+// (kernels/runtime/process_state.h). So the load-time constructor initialises the kernels' and the
 // policy's process-wide state at once (policy/process_state.h), and the prepare handler finishes the settings and the
 // hardware facts (which depend on the environment, so they are read at the first call, or
 // at the first fork if that comes first): if another thread is initialising them, the
@@ -12,10 +12,10 @@
 // After, in the child: only the thread that called fork() exists in the child, so the calls
 // the parent's other threads had in flight are not the child's: it starts with no routed call
 // running, its own summary counts and fresh log locks. The kernels' thread pool has its own
-// child handler (kernels/thread_pool.cc). The parent is untouched.
+// child handler (kernels/runtime/thread_pool.cc). The parent is untouched.
 #include <pthread.h>
 
-#include "policy/process_state.h"
+#include "kernels/runtime/process_state.h"
 #include "shim/config.h"
 #include "shim/gemm_dispatch.h"
 #include "shim/log.h"
@@ -32,7 +32,7 @@ void reset_in_child() {
 }
 
 __attribute__((constructor)) void register_fork_handler() {
-    settle_policy_state();
+    kernels::settle_process_state();
     pthread_atfork(settle_before_fork, nullptr, reset_in_child);
 }
 

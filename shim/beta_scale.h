@@ -6,7 +6,7 @@
 
 #include <complex>
 
-#include "kernels/emulated_gemm.h"
+#include "kernels/driver/emulated_gemm.h"
 
 namespace amxblas {
 

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/emulated_gemm.h"
-#include "kernels/variants.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/common/variants.h"
 #include "shim/hardware.h"
 #include "shim/messages.h"
 
@@ -49,7 +49,7 @@ std::string one_of(const std::string* choices, int count) {
 }
 
 // AMXBLAS_FP64_PRODUCTS: 0 (route no DGEMM), the product count of an FP64 variant
-// (kernels/variants.def), or auto.
+// (kernels/common/variants.def), or auto.
 std::string fp64_products_choices() {
     std::string choices[kernels::kVariantCount + 2] = {"0"};
     int n = 1;
@@ -59,7 +59,7 @@ std::string fp64_products_choices() {
     return one_of(choices, n);
 }
 
-// AMXBLAS_BACKEND: auto, or a backend of kernels/backends.def by name.
+// AMXBLAS_BACKEND: auto, or a backend of kernels/common/backends.def by name.
 std::string backend_choices() {
     std::string choices[kernels::kBackendCount + 1] = {"auto"};
     int n = 1;

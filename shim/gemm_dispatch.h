@@ -10,13 +10,13 @@
 #include <chrono>
 #include <type_traits>
 
-#include "kernels/emulated_gemm.h"
-#include "policy/domain.h"
-#include "policy/emulate.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/routed_gemm.h"
 #include "policy/route.h"
 #include "shim/beta_scale.h"
 #include "shim/blas_abi.h"
 #include "shim/config.h"
+#include "shim/domain_check.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
 
@@ -45,15 +45,6 @@ public:
 private:
     int threads_;
 };
-
-// threads: the routed call's own; a large operand's scan is shared among them.
-template <typename T>
-const char* check_domain(const kernels::GemmArgs<T>& args, int threads) {
-    if constexpr (std::is_same_v<T, float>) return check_sgemm_domain(args, nullptr, threads);
-    else if constexpr (std::is_same_v<T, double>) return check_dgemm_domain(args, nullptr, threads);
-    else if constexpr (std::is_same_v<T, cfloat>) return check_cgemm_domain(args, nullptr, threads);
-    else return check_zgemm_domain(args, nullptr, threads);
-}
 
 // FP32 for sgemm and cgemm, FP64 for dgemm and zgemm.
 template <typename T>
@@ -105,7 +96,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
             opt.threads = d.threads;
             opt.workspace_cap_bytes = s.workspace_cap_bytes;
             opt.amx_emulator = hardware().amx_emulator;
-            reason = emulate_gemm(args, opt);
+            reason = kernels::emulate_gemm(args, opt);
         }
     }
     const bool forwarded = d.route == Route::forward || (d.route != Route::beta_scale && reason);

@@ -4,7 +4,8 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "kernels/emulated_gemm.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/runtime/cpu_features.h"
 
 namespace amxblas {
 
@@ -23,8 +24,6 @@ int usable_cores() {
 
 }  // namespace
 
-bool amx_emulator_present() { return dlsym(RTLD_DEFAULT, "amxemu_harness_version") != nullptr; }
-
 const Hardware& hardware() {
     static const Hardware hw = [] {
         Hardware h;
@@ -32,7 +31,7 @@ const Hardware& hardware() {
         for (kernels::Backend b : kernels::kAllBackends)
             h.set_runs(b, kernels::backend_built(b) && kernels::backend_runnable_on_cpu(b));
         h.amx_emulator = kernels::backend_built(kernels::Backend::amx) &&
-                         amx_emulator_present();
+                         kernels::amx_emulator_present();
         h.cores = usable_cores();
         return h;
     }();

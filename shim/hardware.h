@@ -8,9 +8,5 @@ namespace amxblas {
 
 const Hardware& hardware();
 
-// True when the trap-and-emulate AMX harness (tests/amxemu) is loaded in this process: it
-// exports `extern "C" int amxemu_harness_version(void)`. Not cached: a test may dlopen the
-// harness after the first call.
-bool amx_emulator_present();
 
 }  // namespace amxblas

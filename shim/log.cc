@@ -262,7 +262,7 @@ void add_to_summary(const CallRecord& rec) {
     int i = 0;
     const int count = g_row_count.load(std::memory_order_relaxed);
     // Reasons are compared by text as well as by address (every reason is a constant of
-    // kernels/reasons.def, so the address alone would do; the text costs nothing here).
+    // kernels/common/reasons.def, so the address alone would do; the text costs nothing here).
     auto same_reason = [](const char* a, const char* b) {
         return a == b || (a && b && std::strcmp(a, b) == 0);
     };

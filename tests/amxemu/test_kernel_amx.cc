@@ -1,4 +1,4 @@
-// The AMX micro-kernel (kernels/microkernel_amx.cc) run under the harness, through the kernel
+// The AMX micro-kernel (kernels/isa/amx/microkernel_amx.cc) run under the harness, through the kernel
 // entry points: the tile traffic the design implies, counted exactly, and the results against
 // the reference backend, bitwise identical: FP64 because every per-panel sum is exact, FP32
 // because the reference micro-kernel and the harness both follow the SDM's TDPBF16PS order.
@@ -12,10 +12,10 @@
 //   Per call and thread that computes a block: one STTILECFG (reading the loaded configuration back); one
 //   LDTILECFG only where the thread had not loaded the kernel's configuration yet; no
 //   TILERELEASE (the configuration is kept for the next call).
-#include "kernels/emulated_gemm.h"
-#include "kernels/variants.h"
-#include "policy/emulate.h"
-#include "shim/hardware.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/common/variants.h"
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/runtime/cpu_features.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 #include "tests/common/rng.h"
@@ -77,11 +77,11 @@ const char* run(const Shape& s, kn::Backend backend, int products, int threads, 
     opt.backend = backend;
     opt.fp64_products = products;
     opt.threads = threads;
-    opt.amx_emulator = amxblas::amx_emulator_present();
+    opt.amx_emulator = amxblas::kernels::amx_emulator_present();
     if constexpr (sizeof(T) == 4) {
-        return amxblas::emulate_gemm(g, opt);
+        return amxblas::kernels::emulate_gemm(g, opt);
     } else {
-        return amxblas::emulate_gemm(g, opt);
+        return amxblas::kernels::emulate_gemm(g, opt);
     }
 }
 
@@ -189,7 +189,7 @@ int main() {
         std::printf("# this CPU runs AMX natively: nothing traps, the counts do not apply: skipped\n");
         return 77;
     }
-    assert_true(amxblas::amx_emulator_present());
+    assert_true(amxblas::kernels::amx_emulator_present());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sgemm_tile_traffic),
         cmocka_unit_test(dgemm_tile_traffic),

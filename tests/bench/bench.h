@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/emulated_gemm.h"
-#include "kernels/variants.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/common/variants.h"
 #include "tests/common/metrics.h"
 
 namespace amxblas::bench {
@@ -24,19 +24,19 @@ struct Shape {
     bool square() const { return m == n && n == k; }
 };
 
-// The routes measured: the two OpenBLAS baselines and every variant of kernels/variants.def.
+// The routes measured: the two OpenBLAS baselines and every variant of kernels/common/variants.def.
 enum class Route {
     openblas_sgemm,
     openblas_dgemm,
 #define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) id,
-#include "kernels/variants.def"
+#include "kernels/common/variants.def"
 #undef AMXBLAS_VARIANT
 };
 constexpr Route kAllRoutes[] = {
     Route::openblas_sgemm,
     Route::openblas_dgemm,
 #define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) Route::id,
-#include "kernels/variants.def"
+#include "kernels/common/variants.def"
 #undef AMXBLAS_VARIANT
 };
 const char* route_name(Route r);

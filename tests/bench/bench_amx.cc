@@ -25,8 +25,8 @@
 
 #include <cblas.h>
 
-#include "policy/emulate.h"
-#include "shim/hardware.h"
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/runtime/cpu_features.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/bench/bench.h"
 #include "tests/common/blas.h"
@@ -109,7 +109,7 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
         opt.backend = kernels::Backend::amx;
         opt.threads = threads;
         opt.fp64_products = route_products(r);
-        opt.amx_emulator = amx_emulator_present();
+        opt.amx_emulator = kernels::amx_emulator_present();
         reset();
         const char* why;
         Errors e;
@@ -140,7 +140,7 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
                              f.tilestored == double(n.tilestored) && f.tilezero == double(n.tilezero);
         // The 7- and 8-slice splits normalise each row and column, so on these inputs their last
         // slices can be zero in every entry, and the driver skips the products of empty slices
-        // (kernels/driver.cc, the live schedule): the harness then counts fewer products than
+        // (kernels/driver/driver.cc, the live schedule): the harness then counts fewer products than
         // the variant's nominal count. The model uses the paper's routes only, whose slices
         // are never all zero on uniform inputs; the formula must match those exactly.
         const int slices = route_slices(r);
@@ -173,7 +173,7 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
     kernels::RunOptions opt;
     opt.backend = kernels::Backend::amx;
     opt.threads = threads;
-    opt.amx_emulator = amx_emulator_present();
+    opt.amx_emulator = kernels::amx_emulator_present();
     for (int q = 0; q < kRepeats; ++q)
         emulate_gemm({'N', 'N', s.m, s.n, s.k, 1.f, af.data(), s.m, bf.data(), s.k, 0.f, cf.data(), s.m}, opt);
     counters(&cfg0);

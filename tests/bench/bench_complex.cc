@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/emulated_gemm.h"
-#include "policy/emulate.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/routed_gemm.h"
 #include "tests/common/blas.h"
 #include "tests/common/metrics.h"
 #include "tests/common/rng.h"
@@ -103,7 +103,7 @@ void measure(int n, Backend backend, int threads, int reps, std::vector<Row>* ro
         t.clear();
         for (int r = 0; r <= reps; ++r) {  // run 0 is the warm-up
             const double t0 = now_s();
-            if (const char* why = amxblas::emulate_gemm(g, opt)) {
+            if (const char* why = amxblas::kernels::emulate_gemm(g, opt)) {
                 std::fprintf(stderr, "bench_complex: N=%d forwarded: %s\n", n, why);
                 std::exit(1);
             }

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu_features.h"
-#include "kernels/emulated_gemm.h"
-#include "policy/emulate.h"
+#include "kernels/runtime/cpu_features.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/routed_gemm.h"
 #include "tests/bench/bench.h"
 #include "tests/bench/real_blas_threads.h"
 

@@ -21,10 +21,10 @@
 
 #include <cblas.h>
 
-#include "kernels/emulated_gemm.h"
-#include "policy/domain.h"
-#include "policy/emulate.h"
-#include "shim/hardware.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "shim/domain_check.h"
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/runtime/cpu_features.h"
 #include "tests/common/blas.h"
 #include "tests/bench/bench.h"
 #include "tests/bench/real_blas_threads.h"
@@ -278,7 +278,7 @@ const char* run_route(Route r, const Problem& p, const Options& o, std::vector<f
     opt.threads = o.threads;
     opt.fp64_products = route_products(r);
     opt.times = times;
-    opt.amx_emulator = amx_emulator_present();
+    opt.amx_emulator = kernels::amx_emulator_present();
     if (route_is_fp64(r))
         return emulate_gemm(
             {'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, cd->data(), s.m}, opt);
@@ -291,10 +291,10 @@ const char* run_route(Route r, const Problem& p, const Options& o, std::vector<f
 const char* domain_scan(Route r, const Problem& p, int threads) {
     const Shape& s = p.s;
     if (route_is_fp64(r))
-        return check_dgemm_domain({'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, nullptr, s.m},
-                                  nullptr, threads);
-    return check_sgemm_domain({'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, nullptr, s.m},
-                              nullptr, threads);
+        return check_domain<double>(
+            {'N', 'N', s.m, s.n, s.k, 1.0, p.ad.data(), s.m, p.bd.data(), s.k, 0.0, nullptr, s.m}, threads);
+    return check_domain<float>({'N', 'N', s.m, s.n, s.k, 1.f, p.af.data(), s.m, p.bf.data(), s.k, 0.f, nullptr, s.m},
+                               threads);
 }
 
 // Accuracy of every route on one problem; timings too when `timed`.
@@ -468,7 +468,7 @@ int run_main(const Options& o) {
                 "(built %d, runnable on this CPU %d)\n",
                 openblas_get_corename(), o.threads, kernels::backend_name(o.backend),
                 int(kernels::backend_built(o.backend)), int(kernels::backend_runnable_on_cpu(o.backend)));
-    if (o.backend == kernels::Backend::amx && !amx_emulator_present() &&
+    if (o.backend == kernels::Backend::amx && !kernels::amx_emulator_present() &&
         !kernels::backend_runnable_on_cpu(kernels::Backend::amx)) {
         std::printf("the amx backend cannot run here; use --amx-counts under the trap harness for counts\n");
         return 0;

@@ -29,7 +29,7 @@
 #include <cstdio>
 #include <string>
 
-#include "kernels/cpu_features.h"
+#include "kernels/runtime/cpu_features.h"
 #include "tests/bench/bench.h"
 
 namespace amxblas::bench {

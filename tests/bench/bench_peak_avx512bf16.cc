@@ -5,7 +5,7 @@
 // Peak: 16 independent accumulators (more than the latency x throughput product of any core
 // that has the instruction), each updated by _mm512_dpbf16_ps from registers, no memory
 // operands. Unit: VDPBF16PS instructions per second (one zmm instruction = 32 BF16 products).
-// Micro-kernel: the contract of kernels/microkernel.h on one BK = 256 panel held in cache
+// Micro-kernel: the contract of kernels/isa/microkernel.h on one BK = 256 panel held in cache
 // (product: 2 x 16 KiB, fp32_chain: 6 x 16 KiB, both in L2), counted in the same unit:
 // a 32 x 32 x 32 K step of one component product is 32*32*32/32 = 1024 VDPBF16PS-equivalents.
 #include <immintrin.h>
@@ -16,8 +16,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels/backend.h"
-#include "kernels/microkernel.h"
+#include "kernels/isa/backend.h"
+#include "kernels/isa/microkernel.h"
 #include "tests/bench/bench.h"
 
 namespace amxblas::bench {

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
-#include "policy/emulate.h"
+#include "kernels/isa/backend.h"
+#include "kernels/driver/routed_gemm.h"
 
 using namespace amxblas::kernels;
 
@@ -109,14 +109,14 @@ int main(int argc, char** argv) {
                     if (sgemm) {
                         std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), cf(c.begin(), c.end());
                         const GemmArgs<float> gs{'N', 'N', m, n, k, 1.5f, af.data(), m, bf.data(), k, 0.25f, cf.data(), m};
-                        const char* why = amxblas::emulate_gemm(gs, o);
+                        const char* why = amxblas::kernels::emulate_gemm(gs, o);
                         std::printf("sgemm %-46s %4dx%4dx%4d: %-22s %016llx\n", kKinds[kind], m, n, k, why ? why : "ok",
                                     static_cast<unsigned long long>(fnv1a(cf.data(), cf.size() * sizeof(float))));
                         continue;
                     }
                     o.fp64_products = products;
                     const GemmArgs<double> gd{'N', 'N', m, n, k, 1.5, a.data(), m, b.data(), k, 0.25, c.data(), m};
-                    const char* why = amxblas::emulate_gemm(gd, o);
+                    const char* why = amxblas::kernels::emulate_gemm(gd, o);
                     std::printf("%-52s %4dx%4dx%4d products %3d: %-22s %016llx\n", kKinds[kind], m, n, k, products,
                                 why ? why : "ok", static_cast<unsigned long long>(fnv1a(c.data(), c.size() * sizeof(double))));
                 }
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r <= reps; ++r) {
         const GemmArgs<double> gd{'N', 'N', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n};
         const auto t0 = std::chrono::steady_clock::now();
-        if (const char* why = amxblas::emulate_gemm(gd, o)) {
+        if (const char* why = amxblas::kernels::emulate_gemm(gd, o)) {
             std::printf("forwarded: %s\n", why);
             return 1;
         }

@@ -11,7 +11,7 @@ set key outside right
 set xlabel 'N (M = N = K)'
 
 # The routes, in the order the CSV first names them: the two OpenBLAS baselines, then the
-# variants of kernels/variants.def (the benchmark writes them in that order).
+# variants of kernels/common/variants.def (the benchmark writes them in that order).
 routes = system(sprintf("awk -F, 'NR > 1 && !seen[$4]++ { printf \"%%s \", $4 }' '%s'", csv))
 emulated = system(sprintf("awk -F, 'NR > 1 && $4 !~ /^openblas_/ && !seen[$4]++ { printf \"%%s \", $4 }' '%s'", csv))
 # The rows of route r and input class cls that ran, square shapes only, in file order (N rising).

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/pack.h"
-#include "kernels/split.h"
-#include "kernels/thread_pool.h"
+#include "kernels/pack/pack.h"
+#include "kernels/isa/split.h"
+#include "kernels/runtime/thread_pool.h"
 
 using namespace amxblas::kernels;
 

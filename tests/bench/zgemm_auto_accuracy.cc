@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/emulated_gemm.h"
-#include "policy/emulate.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/routed_gemm.h"
 #include "tests/common/blas.h"
 #include "tests/common/rng.h"
 
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
             o.fp64_tol = tol;
             Fp64AutoReport rep;
             o.fp64_report = &rep;
-            if (const char* why = amxblas::emulate_gemm(g, o)) {
+            if (const char* why = amxblas::kernels::emulate_gemm(g, o)) {
                 std::printf("%-14s %-3s forwarded: %s\n", names[kind], ops, why);
                 continue;
             }

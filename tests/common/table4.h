@@ -13,7 +13,7 @@ namespace amxblas::test {
 constexpr int kPaperVariants = 5;
 struct PaperVariant {
     const char* name;    // the paper's column: "FP32", "FP64-6", ...
-    const char* id;      // the row id of kernels/variants.def: "fp32", "fp64_6", ...
+    const char* id;      // the row id of kernels/common/variants.def: "fp32", "fp64_6", ...
     int products;        // BF16 component products
 };
 inline constexpr PaperVariant kPaperVariantList[kPaperVariants] = {
@@ -46,7 +46,7 @@ inline const PaperRow* paper_row(int n) {
     return nullptr;
 }
 
-// The paper's column of the variant with row id `id` (kernels/variants.def), or -1.
+// The paper's column of the variant with row id `id` (kernels/common/variants.def), or -1.
 inline int paper_column(const char* id) {
     for (int q = 0; q < kPaperVariants; ++q)
         if (std::strcmp(kPaperVariantList[q].id, id) == 0) return q;

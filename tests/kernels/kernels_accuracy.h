@@ -22,7 +22,7 @@ inline bool measure(int n, int threads, Errors out[kVariants]) {
     {
         std::vector<float> c(nn), cref(nn);
         GemmArgs<float> g{'N', 'N', n, n, n, 1.0f, af.data(), n, bf.data(), n, 0.0f, c.data(), n};
-        if (const char* why = amxblas::emulate_gemm(g, options(6, threads))) {
+        if (const char* why = amxblas::kernels::emulate_gemm(g, options(6, threads))) {
             std::printf("sgemm forwarded: %s\n", why);
             return false;
         }
@@ -34,7 +34,7 @@ inline bool measure(int n, int threads, Errors out[kVariants]) {
     blas_gemm(g, cref.data());
     const std::vector<double> ab = abs_product(g);
     for (int v = 1; v < kVariants; ++v) {
-        if (const char* why = amxblas::emulate_gemm(g, options(kPaperVariantList[v].products, threads))) {
+        if (const char* why = amxblas::kernels::emulate_gemm(g, options(kPaperVariantList[v].products, threads))) {
             std::printf("dgemm forwarded: %s\n", why);
             return false;
         }

@@ -14,11 +14,11 @@
 
 #include <cblas.h>
 
-#include "kernels/backend.h"
-#include "kernels/cpu_features.h"
-#include "kernels/microkernel.h"
-#include "policy/emulate.h"
-#include "shim/hardware.h"
+#include "kernels/isa/backend.h"
+#include "kernels/runtime/cpu_features.h"
+#include "kernels/isa/microkernel.h"
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/runtime/cpu_features.h"
 #include "tests/common/blas.h"
 
 using namespace amxblas::kernels;
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
         else if (std::strcmp(argv[i], "--backend=amx") == 0) b = Backend::amx;
         else n = std::atoi(argv[i]);
     }
-    if (!backend_usable(b, amxblas::amx_emulator_present())) {
+    if (!backend_usable(b, amxblas::kernels::amx_emulator_present())) {
         std::printf("backend %s cannot run here\n", backend_name(b));
         return 77;
     }
@@ -106,17 +106,17 @@ int main(int argc, char** argv) {
     RunOptions o;
     o.backend = b;
     o.threads = 1;
-    o.amx_emulator = amxblas::amx_emulator_present();
+    o.amx_emulator = amxblas::kernels::amx_emulator_present();
     PhaseTimes pt;
     o.times = &pt;
     GemmArgs<float> gs{'N', 'N', n, n, n, 1.0f, af.data(), n, bf.data(), n, 0.0f, cf.data(), n};
-    if (const char* why = amxblas::emulate_gemm(gs, o)) std::printf("forwarded: %s\n", why);
+    if (const char* why = amxblas::kernels::emulate_gemm(gs, o)) std::printf("forwarded: %s\n", why);
     std::printf("%s FP32 N=%d: %.1f GFLOPS (split+pack %.3f s, compute %.3f s)\n", backend_name(b), n,
                 flops / (pt.split_pack_s + pt.compute_s) * 1e-9, pt.split_pack_s, pt.compute_s);
     for (int products : {6, 21}) {
         o.fp64_products = products;
         GemmArgs<double> gd{'N', 'N', n, n, n, 1.0, ad.data(), n, bd.data(), n, 0.0, cd.data(), n};
-        if (const char* why = amxblas::emulate_gemm(gd, o)) std::printf("forwarded: %s\n", why);
+        if (const char* why = amxblas::kernels::emulate_gemm(gd, o)) std::printf("forwarded: %s\n", why);
         std::printf("%s FP64-%d N=%d: %.1f GFLOPS (split+pack %.3f s, compute %.3f s)\n", backend_name(b), products, n,
                     flops / (pt.split_pack_s + pt.compute_s) * 1e-9, pt.split_pack_s, pt.compute_s);
     }

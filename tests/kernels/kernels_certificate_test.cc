@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "policy/emulate.h"
-#include "policy/fp64_certificate.h"
-#include "policy/fp64_structural_zeros.h"
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/certificate/fp64_certificate.h"
+#include "kernels/certificate/fp64_structural_zeros.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -50,7 +50,7 @@ Fp64AutoReport check_certified(Case& cs, int threads, double tol = 1) {
     o.fp64_tol = tol;
     Fp64AutoReport rep;
     o.fp64_report = &rep;
-    const char* why = amxblas::emulate_gemm(cs.g, o);
+    const char* why = amxblas::kernels::emulate_gemm(cs.g, o);
     if (why) fail_msg("auto forwarded: %s", why);
     const GemmArgs<double>& g = cs.g;
     const double ku = g.k * 0x1p-53, gamma = ku / (1 - ku);
@@ -119,13 +119,13 @@ void test_uncertifiable_forwarded(void**) {
     std::fill(cs.c.begin(), cs.c.end(), 2.5);
     cs.g.beta = 1;
     RunOptions o = kt::options(kFp64Auto, 2);
-    assert_string_equal(amxblas::emulate_gemm(cs.g, o), "accuracy:uncertified");
+    assert_string_equal(amxblas::kernels::emulate_gemm(cs.g, o), "accuracy:uncertified");
     for (double x : cs.c) assert_true(x == 2.5);
     cs.g.beta = 0;
     check_certified(cs, 2, 4);
 }
 
-// K = 1 is decided before the split from the nonzero counts (policy/emulate.cc,
+// K = 1 is decided before the split from the nonzero counts (kernels/driver/routed_gemm.cc,
 // k1_uncertified): the same verdict as the full certificate, for dense operands, for operands
 // with so few nonzero rows and columns that the failing entries can be repaired, transposed,
 // and with tol < 1.
@@ -142,10 +142,10 @@ void test_k1_shortcut_matches_certificate(void**) {
         o.fp64_tol = variant >= 8 ? 0.5 : 1;
         PreparedDgemm p;
         assert_null(prepare_dgemm(cs.g, o, &p));
-        amxblas::Fp64Certificate cert;
-        const bool ok = amxblas::fp64_certify(p.a, p.b, 1, p.lower, 20, o.fp64_tol, 3, 2, &cert);
-        const bool full_forwards = !ok || cert.failing > amxblas::fp64_repair_limit(20, 24);
-        const char* why = amxblas::emulate_gemm(cs.g, o);
+        amxblas::kernels::Fp64Certificate cert;
+        const bool ok = amxblas::kernels::fp64_certify(p.a, p.b, 1, p.lower, 20, o.fp64_tol, 3, 2, &cert);
+        const bool full_forwards = !ok || cert.failing > amxblas::kernels::fp64_repair_limit(20, 24);
+        const char* why = amxblas::kernels::emulate_gemm(cs.g, o);
         assert_true((why != nullptr) == full_forwards);
         if (why) assert_string_equal(why, "accuracy:uncertified");
         (why ? forwarded : routed)++;
@@ -164,7 +164,7 @@ void test_auto_bitwise_reproducible(void**) {
         Fp64AutoReport rep;
         o.fp64_report = &rep;
         std::fill(cs.c.begin(), cs.c.end(), NAN);
-        assert_null(amxblas::emulate_gemm(cs.g, o));
+        assert_null(amxblas::kernels::emulate_gemm(cs.g, o));
         if (run == 0) {
             first = cs.c;
             r0 = rep;
@@ -210,7 +210,7 @@ void test_near_structural_zero_repaired(void**) {
     Case cs = make_case('N', 'N', 30, 30, 8, 55);
     for (int l = 0; l < 8; ++l) cs.a[std::size_t(l) * 30] = l == 1 ? 0x1p-20 : 1;
     for (int l = 0; l < 8; ++l) cs.b[l] = l == 1 ? 1 : 0;
-    amxblas::StructuralZeros<double> zeros(cs.g);
+    amxblas::kernels::StructuralZeros<double> zeros(cs.g);
     assert_false(zeros(0, 0));
     const Fp64AutoReport rep = check_certified(cs, 2);
     assert_true(rep.repaired >= 1);
@@ -239,7 +239,7 @@ void test_block_diagonal_and_banded_routed(void**) {
             for (int l = 0; l < k; ++l)
                 for (int j = 0; j < n; ++j)
                     if (!kept(l, j, k, n)) cs.b[tb == 'N' ? l + std::size_t(j) * k : j + std::size_t(l) * n] = 0;
-            amxblas::StructuralZeros<double> zeros(cs.g);
+            amxblas::kernels::StructuralZeros<double> zeros(cs.g);
             int yes = 0, expected = 0;
             for (int j = 0; j < n; ++j)
                 for (int i = 0; i < m; ++i) {
@@ -271,7 +271,7 @@ void test_structural_zero_budget(void**) {
     for (int j = 0; j < n; ++j)
         for (int l = 0; l < k; ++l)
             if (l % 2 == j % 2) cs.b[l + std::size_t(j) * k] = 0;
-    amxblas::StructuralZeros<double> zeros(cs.g), other(cs.g);
+    amxblas::kernels::StructuralZeros<double> zeros(cs.g), other(cs.g);
     int yes = 0;
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i) {
@@ -284,7 +284,7 @@ void test_structural_zero_budget(void**) {
     // zero by structure overlaps on 1..62, 62 reads.
     assert_int_equal(yes, (m * k + k * n + m * n) / 62);
     RunOptions o = kt::options(kFp64Auto, 2);
-    assert_string_equal(amxblas::emulate_gemm(cs.g, o), "accuracy:uncertified");
+    assert_string_equal(amxblas::kernels::emulate_gemm(cs.g, o), "accuracy:uncertified");
 }
 
 }  // namespace

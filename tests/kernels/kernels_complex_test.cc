@@ -8,7 +8,7 @@
 #include <complex>
 #include <cstring>
 
-#include "policy/emulate.h"
+#include "kernels/driver/routed_gemm.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -62,7 +62,7 @@ void blas(const GemmArgs<std::complex<R>>& g, std::complex<R>* c) {
 // What the library runs: the kernels with the policy's checks between their phases.
 template <typename R>
 const char* emulate(const GemmArgs<std::complex<R>>& g, const RunOptions& o) {
-    return amxblas::emulate_gemm(g, o);
+    return amxblas::kernels::emulate_gemm(g, o);
 }
 
 template <typename R>

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <fstream>
 
-#include "kernels/variants.h"
-#include "policy/domain.h"
+#include "kernels/common/variants.h"
+#include "kernels/scan/operand_scan.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -58,8 +58,8 @@ void check_against_blas(Problem<T>& p, int products, int threads) {
     std::vector<T> want = p.c;
     kt::blas_gemm(p.g, want.data());
     const char* why;
-    if constexpr (sizeof(T) == 4) why = amxblas::emulate_gemm(p.g, kt::options(products, threads));
-    else why = amxblas::emulate_gemm(p.g, kt::options(products, threads));
+    if constexpr (sizeof(T) == 4) why = amxblas::kernels::emulate_gemm(p.g, kt::options(products, threads));
+    else why = amxblas::kernels::emulate_gemm(p.g, kt::options(products, threads));
     if (why) fail_msg("forwarded: %s", why);
     const std::vector<double> ab = kt::abs_product(p.g);
     // FP32: the matrix maxima; FP64: each row's and column's (the FP64 split's scaling).
@@ -93,7 +93,7 @@ const int kSizes[] = {1, 2, 31, 32, 33, 255, 256, 257, 300};
 constexpr int kNumSizes = 9;
 const char kTrans[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 't'}};
 const double kAlphaBeta[][2] = {{1, 0}, {-0.5, 1}, {1, -0.5}, {-0.5, 0}, {1, 1}, {-0.5, -0.5}};
-const auto& kProducts = kFp64Products;  // every FP64 variant of kernels/variants.def
+const auto& kProducts = kFp64Products;  // every FP64 variant of kernels/common/variants.def
 
 // Shapes (S[i], S[i+4], S[i+7]) (indices mod 9): every size appears once in every dimension.
 template <typename T>
@@ -142,7 +142,7 @@ void test_dgemm_bitwise_reproducible(void**) {
             if (run == 2) o.backend = Backend::reference;
             if (run == 2 && kt::g_backend == Backend::reference) o.threads = 2;
             std::fill(p.c.begin(), p.c.end(), NAN);
-            assert_null(amxblas::emulate_gemm(p.g, o));
+            assert_null(amxblas::kernels::emulate_gemm(p.g, o));
             if (run == 0) first = p.c;
             else if (std::memcmp(first.data(), p.c.data(), first.size() * sizeof(double)) != 0)
                 fail_msg("products=%d run %d differs (%s, %d threads)", products, run, backend_name(o.backend), o.threads);
@@ -167,7 +167,7 @@ void same_bits_for_any_thread_count() {
         for (int threads : {1, 2, 3, 5}) {
             p.c = c0;
             p.g.c = p.c.data();
-            assert_null(amxblas::emulate_gemm(p.g, kt::options(6, threads)));
+            assert_null(amxblas::kernels::emulate_gemm(p.g, kt::options(6, threads)));
             if (threads == 1) first = p.c;
             else if (std::memcmp(first.data(), p.c.data(), first.size() * sizeof(T)) != 0)
                 fail_msg("%dx%dx%d: %d threads differ from 1", s[0], s[1], s[2], threads);
@@ -182,15 +182,15 @@ void test_workspace_cap(void**) {
     const std::vector<double> c0 = p.c;
     RunOptions o = kt::options(10, 2);
     o.workspace_cap_bytes = dgemm_workspace_bytes(70, 50, 40, 2, 10, kt::g_backend) - 1;
-    assert_string_equal(amxblas::emulate_gemm(p.g, o), "memory:workspace-cap");
+    assert_string_equal(amxblas::kernels::emulate_gemm(p.g, o), "memory:workspace-cap");
     assert_memory_equal(p.c.data(), c0.data(), c0.size() * sizeof(double));
     Problem<float> s = make_problem<float>('T', 'N', 70, 50, 40, 1.0f, 0.5f, 4);
     const std::vector<float> s0 = s.c;
     o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2, kt::g_backend) - 1;
-    assert_string_equal(amxblas::emulate_gemm(s.g, o), "memory:workspace-cap");
+    assert_string_equal(amxblas::kernels::emulate_gemm(s.g, o), "memory:workspace-cap");
     assert_memory_equal(s.c.data(), s0.data(), s0.size() * sizeof(float));
     o.workspace_cap_bytes = sgemm_workspace_bytes(70, 50, 40, 2, kt::g_backend);  // exactly enough
-    assert_null(amxblas::emulate_gemm(s.g, o));
+    assert_null(amxblas::kernels::emulate_gemm(s.g, o));
     // 3 slices x 2 bytes per padded element of A and B (each slice buffer followed by a
     // 4160-byte stagger), plus the per-thread block scratch (accumulator and FP32 tiles: one
     // for sgemm, eight for dgemm's batched widening), for the reference set's 32 x 32 x 32
@@ -209,7 +209,7 @@ void test_alloc_failure(void**) {
     // About 800 GB of component buffers: refused before anything is read, C untouched.
     float dummy[4] = {1, 2, 3, 4};
     GemmArgs<float> g{'N', 'N', 1 << 20, 1 << 20, 1 << 17, 1.0f, dummy, 1 << 20, dummy, 1 << 17, 0.0f, dummy, 1 << 20};
-    assert_string_equal(amxblas::emulate_gemm(g, kt::options()), "memory:alloc-failed");
+    assert_string_equal(amxblas::kernels::emulate_gemm(g, kt::options()), "memory:alloc-failed");
     assert_true(dummy[0] == 1 && dummy[3] == 4);
 }
 
@@ -237,7 +237,8 @@ void test_fast_shrinking_residual_routes(void**) {
     Problem<double> p = make_problem<double>('N', 'T', 37, 41, 29, 1.0, 0.5, 12);
     for (auto* x : {&p.a, &p.b})
         for (std::size_t i = 0; i < x->size(); ++i) (*x)[i] = i % 3 == 0 ? 0.75 : 0x1p-50 + 0x1p-100;
-    assert_null(amxblas::check_dgemm_domain(p.g));
+    const OperandScans scans = scan_gemm_operands(p.g);  // the FP64 domain is "all finite"
+    assert_false(scans.a.nonfinite || scans.b.nonfinite);
     for (int products : {6, 21}) check_against_blas(p, products, 2);
 }
 
@@ -245,18 +246,18 @@ void test_beta_zero_ignores_nan(void**) {
     Problem<float> s = make_problem<float>('N', 'N', 45, 37, 29, -0.5f, 0.0f, 9);
     std::fill(s.c.begin(), s.c.end(), INFINITY);
     for (std::size_t i = 0; i < s.c.size(); i += 2) s.c[i] = NAN;
-    assert_null(amxblas::emulate_gemm(s.g, kt::options()));
+    assert_null(amxblas::kernels::emulate_gemm(s.g, kt::options()));
     for (int j = 0; j < 37; ++j)
         for (int i = 0; i < 45; ++i) assert_true(std::isfinite(s.c[i + std::size_t(j) * s.g.ldc]));
     Problem<double> d = make_problem<double>('T', 'N', 45, 37, 29, 1.0, 0.0, 9);
-    assert_null(amxblas::emulate_gemm(d.g, kt::options(6)));
+    assert_null(amxblas::kernels::emulate_gemm(d.g, kt::options(6)));
     for (int j = 0; j < 37; ++j)
         for (int i = 0; i < 45; ++i) assert_true(std::isfinite(d.c[i + std::size_t(j) * d.g.ldc]));
 }
 
 void test_bad_product_count(void**) {
     Problem<double> p = make_problem<double>('N', 'N', 4, 4, 4, 1.0, 0.0, 1);
-    assert_string_equal(amxblas::emulate_gemm(p.g, kt::options(7)), "config:fp64-products");
+    assert_string_equal(amxblas::kernels::emulate_gemm(p.g, kt::options(7)), "config:fp64-products");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Micro-kernel sets of other geometries than the production one (microkernel.h): the reference
 // kernel compiled for 16 x 8 x 16 (B rows of 4 column pairs, so two VNNI groups) and for
-// 64 x 32 x 8, run through the whole library (policy/emulate.h) with RunOptions::microkernels,
+// 64 x 32 x 8, run through the whole library (kernels/driver/routed_gemm.h) with RunOptions::microkernels,
 // against the reference backend's set (kAmxGeometry). These sets are registered nowhere but
 // here: a set of its own geometry is this file's few lines, no edit of the packer, the
 // workspace or the macro-kernel.
@@ -14,14 +14,14 @@
 //   geometry's result is.
 // Shapes: 1, edges of every tile, K step and block (m, n, k not multiples), more than one BK
 // panel and BM x BN block, all transposes (N, T, and C for complex), alpha and beta.
-// Built with -ffp-contract=off, as kernels/microkernel_reference.h asks.
+// Built with -ffp-contract=off, as kernels/isa/portable/microkernel_reference.h asks.
 #include <cmath>
 #include <complex>
 #include <cstring>
 
-#include "kernels/backend.h"
-#include "kernels/microkernel_reference.h"
-#include "policy/emulate.h"
+#include "kernels/isa/backend.h"
+#include "kernels/isa/portable/microkernel_reference.h"
+#include "kernels/driver/routed_gemm.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -106,7 +106,7 @@ std::vector<T> run(const Problem<T>& p, const MicroKernels* set, int products, i
     g.c = c.data();
     RunOptions o = options_for(set, products, threads);
     o.fp64_report = report;
-    const char* w = amxblas::emulate_gemm(g, o);
+    const char* w = amxblas::kernels::emulate_gemm(g, o);
     if (why) *why = w;
     else if (w) fail_msg("forwarded: %s", w);
     return c;
@@ -267,7 +267,7 @@ void test_workspace(void**) {
     GemmArgs<float> g = p.g;
     g.c = c.data();
     o.workspace_cap_bytes = sgemm_workspace_bytes(17, 9, 17, 1);
-    assert_null(amxblas::emulate_gemm(g, o));  // the 32x32x32 size is more than enough
+    assert_null(amxblas::kernels::emulate_gemm(g, o));  // the 32x32x32 size is more than enough
     // Three slices of A (17 x 17 padded to 32 x 32: 2048 bytes) and of B (9 x 17 padded to 16
     // columns x 32 K: 1024 bytes), each staggered by 4160 bytes (driver.cc), then the 256 x 256
     // FP32 block accumulator and one 16 x 8 FP32 tile; the 32x32x32 set needs 2048 bytes per B
@@ -275,7 +275,7 @@ void test_workspace(void**) {
     std::size_t lo = 0, hi = o.workspace_cap_bytes;
     while (hi - lo > 1) {
         o.workspace_cap_bytes = (lo + hi) / 2;
-        (amxblas::emulate_gemm(g, o) ? lo : hi) = o.workspace_cap_bytes;
+        (amxblas::kernels::emulate_gemm(g, o) ? lo : hi) = o.workspace_cap_bytes;
     }
     assert_int_equal(hi, 3 * (2048 + 4160) + 3 * (1024 + 4160) + 256 * 256 * 4 + 16 * 8 * 4);
 }

@@ -1,4 +1,4 @@
-// The micro-kernel contract (kernels/microkernel.h): the reference kernel against hand-computed
+// The micro-kernel contract (kernels/isa/microkernel.h): the reference kernel against hand-computed
 // tiles, then the selected backend's kernels, in the backend's own tile geometry, against exact
 // sums (small integers) and within FP32 accuracy (general values).
 #include <sys/wait.h>
@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/backend.h"
-#include "kernels/microkernel.h"
+#include "kernels/isa/backend.h"
+#include "kernels/isa/microkernel.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -187,7 +187,7 @@ void test_backend_chain_matches_reference(void**) {
 }
 
 // Sanitizer builds compile the reference kernel uninstrumented and check its memory whole at
-// each call instead (kernels/microkernel_reference.cc): a B panel one K step's worth short of
+// each call instead (kernels/isa/portable/microkernel_reference.cc): a B panel one K step's worth short of
 // 24 values must abort the call, as an ASan finding would. Run in a child, which must die of
 // SIGABRT; the parent's own calls are untouched. Registered only where it applies (main).
 #if defined(__SANITIZE_ADDRESS__)

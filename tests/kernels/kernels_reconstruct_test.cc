@@ -1,4 +1,4 @@
-// Reconstruction (kernels/reconstruct.h): every table's widen_add and add_fp32 give the bits of
+// Reconstruction (kernels/isa/reconstruct.h): every table's widen_add and add_fp32 give the bits of
 // the scalar definition -- acc := acc + (double)t * s, the product rounded, then the sum -- for
 // random tiles and accumulators, row strides other than 32, and scales on both sides of the
 // range where reconstruct_avx512.cc fuses the two roundings into one FMA, including the inputs
@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cpu_features.h"
-#include "kernels/microkernel.h"
-#include "kernels/reconstruct.h"
+#include "kernels/runtime/cpu_features.h"
+#include "kernels/isa/microkernel.h"
+#include "kernels/isa/reconstruct.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/thread_pool.h"
+#include "kernels/runtime/thread_pool.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -48,10 +48,10 @@ bool run_case(const Case& c, int n, const std::vector<double>& a, const std::vec
     const RunOptions o = kt::options(c.products == 0 ? 6 : c.products, 2);
     if (c.products == 0) {
         const GemmArgs<float> g{c.ta, c.tb, n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f, cf->data(), n};
-        return amxblas::emulate_gemm(g, o) == nullptr;
+        return amxblas::kernels::emulate_gemm(g, o) == nullptr;
     }
     const GemmArgs<double> g{c.ta, c.tb, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, cd->data(), n};
-    return amxblas::emulate_gemm(g, o) == nullptr;
+    return amxblas::kernels::emulate_gemm(g, o) == nullptr;
 }
 
 // In a child process, as a program calling one GEMM over and over sees it: the first call of
@@ -66,7 +66,7 @@ bool run_case(const Case& c, int n, const std::vector<double>& a, const std::vec
     std::vector<float> cf(cd.size());
     if (!run_case(c, n, a, b, &cd, af, bf, &cf)) _exit(2);
     // A worker the first call started may not have run yet when that call ends (the caller
-    // does its share and withdraws the job); its start (kernels/thread_pool.cc touches its
+    // does its share and withdraws the job); its start (kernels/runtime/thread_pool.cc touches its
     // stack) would then fall into the second call. Let it run first.
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const int workers = pool_workers();

@@ -1,8 +1,8 @@
-// BF16 rounding and the FP32/FP64 splits (kernels/bf16.h, kernels/split.h).
-#include "kernels/bf16.h"
-#include "kernels/cpu_features.h"
-#include "kernels/pack.h"
-#include "kernels/split.h"
+// BF16 rounding and the FP32/FP64 splits (kernels/common/bf16.h, kernels/isa/split.h).
+#include "kernels/common/bf16.h"
+#include "kernels/runtime/cpu_features.h"
+#include "kernels/pack/pack.h"
+#include "kernels/isa/split.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;

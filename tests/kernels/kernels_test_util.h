@@ -28,9 +28,9 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "kernels/emulated_gemm.h"
-#include "policy/emulate.h"
-#include "shim/hardware.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/runtime/cpu_features.h"
 #include "tests/common/blas.h"
 #include "tests/common/metrics.h"
 #include "tests/common/rng.h"
@@ -59,9 +59,9 @@ inline int setup(int argc, char** argv) {
     }
     using namespace amxblas::kernels;
     const bool usable = backend_built(g_backend) &&
-                        (backend_runnable_on_cpu(g_backend) || (g_backend == Backend::amx && amxblas::amx_emulator_present()));
+                        (backend_runnable_on_cpu(g_backend) || (g_backend == Backend::amx && amxblas::kernels::amx_emulator_present()));
     std::printf("# backend=%s built=%d runnable_on_cpu=%d emulator=%d quick=%d\n", backend_name(g_backend),
-                backend_built(g_backend), backend_runnable_on_cpu(g_backend), amxblas::amx_emulator_present(), g_quick);
+                backend_built(g_backend), backend_runnable_on_cpu(g_backend), amxblas::kernels::amx_emulator_present(), g_quick);
     if (!usable) {
         std::printf("# backend %s cannot run here: skipped\n", backend_name(g_backend));
         return kSkipped;
@@ -75,7 +75,7 @@ inline amxblas::kernels::RunOptions options(int fp64_products = 21, int threads 
     o.backend = g_backend;
     o.fp64_products = fp64_products;
     o.threads = threads;
-    o.amx_emulator = amxblas::amx_emulator_present();
+    o.amx_emulator = amxblas::kernels::amx_emulator_present();
     return o;
 }
 

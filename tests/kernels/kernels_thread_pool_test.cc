@@ -1,4 +1,4 @@
-// The kernels' thread pool (kernels/thread_pool.h): every index runs exactly once, on
+// The kernels' thread pool (kernels/runtime/thread_pool.h): every index runs exactly once, on
 // distinct participant numbers below the thread count, from concurrent callers too; and after
 // fork() the child's parallel calls run on workers of its own (the parent's do not exist there).
 #include <setjmp.h>
@@ -16,7 +16,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
-#include "kernels/thread_pool.h"
+#include "kernels/runtime/thread_pool.h"
 
 namespace kn = amxblas::kernels;
 

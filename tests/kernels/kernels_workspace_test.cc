@@ -1,8 +1,8 @@
-// The workspace pool (kernels/workspace.h): reuse across calls, bounds on what it keeps,
+// The workspace pool (kernels/runtime/workspace.h): reuse across calls, bounds on what it keeps,
 // whole huge pages for large workspaces, concurrent leases, the cap, and reuse by the emulated
 // GEMM itself. And the FP32 pack's
 // streaming stores (used for buffers larger than the last-level cache): the same bytes. And the
-// per-participant slots of the parallel reductions (kernels/per_participant.h): cache lines,
+// per-participant slots of the parallel reductions (kernels/runtime/per_participant.h): cache lines,
 // reused from call to call, so that a warm call takes no page fault.
 #include <sys/resource.h>
 
@@ -12,10 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/pack.h"
-#include "kernels/per_participant.h"
-#include "kernels/workspace.h"
-#include "policy/emulate.h"
+#include "kernels/pack/pack.h"
+#include "kernels/runtime/per_participant.h"
+#include "kernels/runtime/workspace.h"
+#include "kernels/driver/routed_gemm.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -214,12 +214,12 @@ long minor_faults() {
         const RunOptions o = kt::options(products, 1);
         const GemmArgs<double> g{'N', 'T', n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n};
         const GemmArgs<float> gf{'N', 'T', n, n, n, 1.f, af.data(), n, bf.data(), n, 0.f, cf.data(), n};
-        assert_null(amxblas::emulate_gemm(g, o));  // the first calls: pool, stack
-        assert_null(amxblas::emulate_gemm(gf, o));
+        assert_null(amxblas::kernels::emulate_gemm(g, o));  // the first calls: pool, stack
+        assert_null(amxblas::kernels::emulate_gemm(gf, o));
         const long before = minor_faults();
         for (int call = 0; call < 12; ++call) {
-            assert_null(amxblas::emulate_gemm(g, o));
-            assert_null(amxblas::emulate_gemm(gf, o));
+            assert_null(amxblas::kernels::emulate_gemm(g, o));
+            assert_null(amxblas::kernels::emulate_gemm(gf, o));
         }
         const long faults = minor_faults() - before;
         if (faults != 0) print_message("FP64 products %d: %ld page faults in 12 warm calls\n", products, faults);

@@ -16,14 +16,26 @@ extern "C" {
 #include <limits>
 #include <vector>
 
-#include "kernels/variants.h"
+#include "kernels/common/variants.h"
+#include "kernels/scan/operand_scan.h"
 #include "policy/domain.h"
 #include "policy/reasons.h"
 #include "tests/common/rng.h"
 
 using namespace amxblas;
+using namespace amxblas::kernels;
 
 namespace {
+
+// The rules on the facts the kernels' scan returns, as the shim applies them
+// (shim/domain_check.h). scans: where to keep the summaries, if wanted.
+template <typename T>
+const char* check_domain(const GemmArgs<T>& g, OperandScans* scans = nullptr) {
+    if (const char* why = check_scalars(g.alpha, g.beta)) return why;
+    const OperandScans s = scan_gemm_operands(g);
+    if (scans) *scans = s;
+    return domain_rule<T>(s, g.k);
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -38,7 +50,7 @@ struct Dgemm {
     const char* reason() const {
         const kernels::GemmArgs<double> g{'N', 'N', n, n, n, alpha, a.data(), n,
                                           b.data(), n, beta, const_cast<double*>(c.data()), n};
-        return check_dgemm_domain(g);
+        return check_domain(g);
     }
 };
 
@@ -51,7 +63,7 @@ struct Sgemm {
     const char* reason() const {
         const kernels::GemmArgs<float> g{'N', 'N', n, n, n, alpha, a.data(), n,
                                          b.data(), n, beta, const_cast<float*>(c.data()), n};
-        return check_sgemm_domain(g);
+        return check_domain(g);
     }
 };
 
@@ -115,7 +127,7 @@ void fp64_rule_order(void**) {
     assert_reason(d.reason(), nullptr);  // 1e-300 and 1e300: in the FP64 domain since the scaling
 }
 
-// With exact per-row/per-column scaling and normalised slices (kernels/pack.h), every finite
+// With exact per-row/per-column scaling and normalised slices (kernels/pack/pack.h), every finite
 // FP64 value is in the domain: subnormals, values past the BF16 range, rows 2^2000 apart, and
 // entries with bits far below 2^-126.
 void fp64_every_finite_value_in_domain(void**) {
@@ -141,13 +153,13 @@ void fp64_transposes_and_padding(void**) {
         for (int i = 0; i < k; ++i) b[i + j * ldb] = -2.0;
     kernels::GemmArgs<double> g{'t', 'N', m, n, k, 1.0, a.data(), lda, b.data(), ldb,
                                 0.0, c.data(), m};
-    DomainScan scan;
-    assert_reason(check_dgemm_domain(g, &scan), nullptr);
+    OperandScans scan;
+    assert_reason(check_domain(g, &scan), nullptr);
     assert_true(scan.a.max_abs == 1.5);
     assert_true(scan.b.max_abs == 2.0);
     assert_int_equal(scan.a.max_exponent(), 1);
     a[k - 1 + (m - 1) * lda] = kNaN;  // the last entry of op(A)
-    assert_reason(check_dgemm_domain(g), reason::domain_nonfinite);
+    assert_reason(check_domain(g), reason::domain_nonfinite);
 }
 
 // --- FP32 rules. ----------------------------------------------------------------------------
@@ -231,7 +243,7 @@ void scan_implementations_agree(void**) {
     }
 }
 
-// A large operand is scanned by several threads (policy/domain_scan.cc): the summary must not
+// A large operand is scanned by several threads (kernels/scan/operand_scan.cc): the summary must not
 // depend on the count. The extremes (largest, smallest, lowest bit, NaN) are put in one place
 // each, in different chunks and at a chunk's edge, so that a lost per-thread result shows.
 void scan_threads_agree(void**) {

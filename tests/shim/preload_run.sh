@@ -37,12 +37,12 @@ fail=0
 if [ "$rc" != "$rc_want" ]; then echo "CHECK FAILED: exit status $rc, expected $rc_want"; fail=1; fi
 touch "$log"
 # The emulated routes' names: the variant table's route column.
-variants=$(dirname "$0")/../../kernels/variants.def
+variants=$(dirname "$0")/../../kernels/common/variants.def
 routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | paste -sd'|')
 [ -n "$routes" ] || { echo "preload_run.sh: no routes in $variants"; exit 2; }
 # The backends' names: the rows of the backend table.
-backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/backends.def" | paste -sd'|')
-[ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/backends.def"; exit 2; }
+backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/common/backends.def" | paste -sd'|')
+[ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/common/backends.def"; exit 2; }
 call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"') backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( products=[0-9]+ margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?) time_us=[0-9.]+ gflops=[0-9.]+$'
 summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
 i=0

@@ -1,0 +1,110 @@
+// The plain types every layer shares: the GEMM call, the backend, the run options, the phase
+// times. A leaf header: it includes nothing of the project, so policy/ and shim/ can name
+// these types without pulling in the kernels' entry points.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace amxblas::kernels {
+
+struct MicroKernels;  // kernels/isa/microkernel.h
+
+constexpr int kFp32Slices = 3;  // BF16 slices per FP32 value (paper Eq. 8)
+// Ozaki BF16 slices per FP64 value (paper Eqs. 13-14): up to eight (36 products, i + j < 8);
+// the paper's experiment uses six.
+constexpr int kFp64Slices = 8;
+// RunOptions::fp64_products for AMXBLAS_FP64_PRODUCTS=auto: the fewest products whose
+// per-entry error certificate holds (kernels/certificate/fp64_certificate.h, docs/fp64-certificate.md).
+constexpr int kFp64Auto = -1;
+
+// The micro-kernel backends of kernels/common/backends.def, in its order: amx (AMX-BF16, TDPBF16PS),
+// avx512 (AVX-512 BF16, VDPBF16PS), reference (portable scalar, the SDM's TDPBF16PS).
+enum class Backend : int {
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) id,
+#include "kernels/common/backends.def"
+#undef AMXBLAS_BACKEND
+};
+constexpr int kBackendCount = 0
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) +1
+#include "kernels/common/backends.def"
+#undef AMXBLAS_BACKEND
+    ;
+inline constexpr Backend kAllBackends[] = {
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) Backend::id,
+#include "kernels/common/backends.def"
+#undef AMXBLAS_BACKEND
+};
+
+// Time spent in each phase of one call, for the benchmark's breakdown (Figure 10 of the paper).
+struct PhaseTimes {
+    double split_pack_s = 0;  // split into BF16 slices and packing of the component buffers
+    double certificate_s = 0; // FP64 auto: the lower-bound product and the certificate
+    double certificate_test_s = 0;  // the per-entry test alone (part of certificate_s)
+    double compute_s = 0;     // component products and reconstruction into C
+    // The part of compute_s spent adding panel results into the block accumulator (FP32), or
+    // widening the product tiles and adding them into it (FP64): per-thread time, averaged.
+    double reconstruct_s = 0;
+};
+
+// What an FP64 auto call decided (RunOptions::fp64_report).
+struct Fp64AutoReport {
+    int products = 0;     // 6 ... 36
+    double margin = 0;    // min over certified entries of (allowed bound) / (certified bound)
+    long repaired = 0;    // entries of C recomputed in FP64 instead (ZGEMM: complex entries)
+};
+
+struct RunOptions {
+    Backend backend = Backend::reference;
+    int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM, ZGEMM)
+    double fp64_tol = 1;                 // auto: accepted factor over DGEMM's error bound
+    Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed
+    int threads = 1;                     // threads for split, pack and compute (kernels/runtime/thread_pool.h)
+    std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
+    // The caller found the AMX trap-and-emulate harness (tests/amxemu) loaded in this process,
+    // so the amx backend runs without AMX hardware. The kernels do not look for it themselves:
+    // the caller asks kernels/runtime/cpu_features.h, amx_emulator_present().
+    bool amx_emulator = false;
+    PhaseTimes* times = nullptr;         // optional
+    // A micro-kernel set to use instead of the backend's (which must still be usable): the
+    // expert hook, as BLIS's expert interface takes a context, through which
+    // tests/kernels/kernels_geometry_test.cc runs a set of another geometry that is no
+    // backend. Nothing above the kernels sets it.
+    const MicroKernels* microkernels = nullptr;
+};
+
+// The sizes are int: the policy forwards calls whose M, N or K do not fit (size:too-large).
+// The leading dimensions are 64-bit (an ILP64 caller may pass 2^31 or more), and every
+// offset in the kernels is computed in 64 bits (size_t) from them. T is float, double,
+// std::complex<float> or std::complex<double>.
+template <typename T>
+struct GemmArgs {
+    char transa, transb;
+    int m, n, k;
+    T alpha;
+    const T* a; std::int64_t lda;
+    const T* b; std::int64_t ldb;
+    T beta;
+    T* c; std::int64_t ldc;
+};
+
+// What the FP64 split found about one operand (op(A) by rows, op(B) by columns), in the
+// split's scaled units (each row of op(A), column of op(B) multiplied by an exact power of
+// two, kernels/pack/pack.h): the facts the caller's checks and the auto certificate need.
+struct Fp64SplitFacts {
+    int outer = 0;   // rows of op(A) or columns of op(B)
+    int slices = 0;  // slices split (the route's depth d; 8 for auto)
+    int active = 0;  // slices 0..active-1 are nonzero; the rest are zero everywhere
+    // v[r] = ceil(log2 max|X^(r)|) over the whole scaled operand, for r < active: slice r's
+    // entries Z_r are multiples of 2^(v[r] - 8) of magnitude <= 2^v[r] (kernels/isa/split.h).
+    int v[kFp64Slices] = {};
+    // rho[r] >= |X^(r)| entrywise, r = 0..slices: the exact residual after r slices, including
+    // the rounding of scaled values below 2^-1022 (kernels/pack/pack.h).
+    double rho[kFp64Slices + 1] = {};
+    // Auto only (else nullptr), owned by the prepared call: norms[p * outer + o] = sum over
+    // row (column) o of |Z_p| / 2^v[p], exact; zero[o] = 1 when row (column) o is all zero.
+    const double* norms = nullptr;
+    const unsigned char* zero = nullptr;
+};
+
+}  // namespace amxblas::kernels

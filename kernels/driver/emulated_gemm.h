@@ -1,0 +1,117 @@
+// The entry points of the BF16 component-product emulation, as the layers above see them.
+//
+// Semantics are those of column-major BLAS xGEMM:  C := alpha * op(A) * op(B) + beta * C,
+// with op(X) = X for trans 'N'/'n' and X^T for 'T'/'t'/'C'/'c'.
+//
+// Preconditions, checked by the caller (shim/policy) before it routes a call here:
+//   - the arguments are valid in the BLAS sense (no xerbla case),
+//   - m, n, k >= 1 and alpha != 0 (degenerate calls are forwarded to the real BLAS),
+//   - the inputs passed the policy's domain scan.
+// Contract on failure: a non-null return value is the forward reason (e.g. "memory:workspace-cap",
+// "domain:slice-subnormal"); C has not been touched and the caller forwards the call.
+// beta == 0 never reads C (NaN or Inf already in C does not survive).
+// Forward reasons returned (static strings):
+//   "backend:not-built", "backend:not-runnable"   RunOptions::backend cannot run here (amx also
+//                                                 runs when RunOptions::amx_emulator says the
+//                                                 tests/amxemu harness is loaded)
+//   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28, 36 or
+//                                                 kFp64Auto
+//   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
+//   "domain:nonfinite"                            Inf/NaN in A or B (FP64; the pre-scan's job)
+//   "domain:slice-subnormal", "domain:slice-overflow"
+//                                                 FP64 safety net: a normalised slice entry left
+//                                                 the BF16 range (cannot happen, split.h)
+//   "internal:exception"                          never expected; nothing escapes to C/Fortran
+//
+// FP32 is one call (emulate_sgemm). FP64 is two (prepare_dgemm, then compute_dgemm), because
+// what the split finds decides whether and how the call may run, and that decision is the
+// policy's, not the kernels' (kernels/driver/routed_gemm.h strings the phases together):
+//
+//   PreparedDgemm p;
+//   if (const char* why = prepare_dgemm(args, opt, &p)) forward(why);   // C untouched
+//   else if (const char* why = policy_check(p.a, p.b, ...)) forward(why);  // C untouched
+//   else compute_dgemm(&p, products);                                    // writes C
+//
+// prepare_dgemm scales, allocates, splits and packs both operands and reports in p.a and p.b
+// what the split found (with opt.fp64_products = kFp64Auto: eight slices, their norms, and in
+// p.lower one extra BF16 product for the certificate's lower bound of |A||B|);
+// compute_dgemm runs the chosen products, writes C and recomputes the listed entries in FP64. A PreparedDgemm
+// owns its workspace until it is destroyed; the arguments' matrices must not change between
+// the two phases.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <memory>
+
+#include "kernels/common/gemm_types.h"
+#include "kernels/isa/backend.h"
+
+namespace amxblas::kernels {
+
+// Bytes one call allocates (computed before any allocation, compared with
+// RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
+// d = fp64_depth(products) for FP64, each padded to whole tiles and K steps of the backend's
+// micro-kernel geometry (microkernel.h; 32 x 32 x 32 for every backend today) and staggered by
+// 4160 bytes) plus, per thread, one BM x BN block accumulator (FP32 or FP64) and mr x nr FP32
+// tiles (one for FP32, eight for FP64). With threads = 1 that is the single-thread cost. The
+// buffers come from a per-process pool (kernels/runtime/workspace.h).
+std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
+std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21,
+                                  Backend backend = Backend::reference);
+// Auto: eight slices, |slice 0| of each operand and the m x n lower-bound product.
+std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
+
+// 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6, 28 -> 7, 36 -> 8: the slices d of the products i + j < d
+// (paper Eq. 15); anything else -> 0.
+int fp64_depth(int products);
+
+// Return nullptr on success, else a static forward-reason string (C untouched).
+const char* emulate_sgemm(const GemmArgs<float>& args, const RunOptions& opt);
+
+// One DGEMM between its two phases. Move-only; owns the call's workspace.
+class PreparedDgemm {
+public:
+    PreparedDgemm();
+    ~PreparedDgemm();
+    PreparedDgemm(PreparedDgemm&&) noexcept;
+    PreparedDgemm& operator=(PreparedDgemm&&) noexcept;
+    PreparedDgemm(const PreparedDgemm&) = delete;
+    PreparedDgemm& operator=(const PreparedDgemm&) = delete;
+
+    Fp64SplitFacts a, b;  // of op(A) and op(B), set by a successful prepare_dgemm
+    // Auto only: lower[i + j * m] is the FP64 sum over the K panels, in order, of the exact
+    // panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)); owned by the prepared call.
+    const double* lower = nullptr;
+
+    struct State;  // driver.cc: the arguments, options, workspace and packed buffers
+    std::unique_ptr<State> state;
+};
+
+// Phase 1 (the facts it reports are Fp64SplitFacts, kernels/common/gemm_types.h): checks the backend and opt.fp64_products, scales, allocates, splits and packs.
+// nullptr on success (then *out holds the packed operands and the facts), else the forward
+// reason. Never touches C.
+const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
+// Phase 2: runs `products` component products (6 ... 36, at most the prepared depth's) on a
+// prepared call and writes C; then recomputes the `repairs` entries repair_at[] (i + j * m of
+// the real GEMM) in FP64: for DGEMM, inner products in index order, C := alpha * dot + beta *
+// C_old; for ZGEMM (whose real GEMM is m x 2n), the complex entry each listed part belongs to,
+// both parts (kernels/driver/complex_gemm.cc). nullptr on success,
+// else the forward reason with C untouched ("config:fp64-products" for a count the schedule
+// or the prepared slices do not cover, or a call that was not prepared).
+const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at = nullptr,
+                          std::size_t repairs = 0);
+
+// Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
+// imaginary parts, 2K deep and 2N wide: four real products per slice pair
+// (kernels/driver/complex_gemm.cc). CGEMM is one call with the FP32 method; ZGEMM is prepared like
+// a DGEMM (the facts are those of the parts of op(A) and op(B), in the real GEMM's units:
+// m rows, 2n columns, depth 2K), then computed with compute_dgemm. Same reasons and contract
+// as above.
+const char* emulate_cgemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt);
+const char* prepare_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt, PreparedDgemm* out);
+// Bytes one complex call allocates: those of the real GEMM it becomes.
+std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
+std::size_t zgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
+
+}  // namespace amxblas::kernels

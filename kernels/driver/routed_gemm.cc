@@ -1,0 +1,120 @@
+#include "kernels/driver/routed_gemm.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/certificate/fp64_certificate.h"
+#include "kernels/certificate/fp64_structural_zeros.h"
+#include "kernels/common/reasons.h"
+
+namespace amxblas::kernels {
+
+const char* emulate_gemm(const GemmArgs<float>& args, const RunOptions& opt) {
+    return emulate_sgemm(args, opt);
+}
+
+namespace {
+
+// K = 1 under auto with tol <= 1: DGEMM's bound gamma_1 (|A||B|)_ij is one rounding, which the
+// certificate's own accumulation term c1 = u (1 + 2 np u) > gamma_1 already exceeds for every
+// entry whose row of op(A) and column of op(B) are both nonzero (docs/fp64-certificate.md,
+// Section 7), while exact-zero rows and columns pass. So the certificate's verdict is known
+// from the nonzero counts alone: more failing entries than fp64_repair_limit means it would
+// forward after splitting, packing and one product; this says so first, at O(M + N). Only
+// for finite data (anything else keeps the split's domain reason).
+bool k1_uncertified(const GemmArgs<double>& g, double tol) {
+    if (g.k != 1 || !(tol <= 1)) return false;
+    long rows = 0, cols = 0;
+    for (int i = 0; i < g.m; ++i) {
+        const double a = (g.transa == 'N' || g.transa == 'n') ? g.a[i] : g.a[std::size_t(i) * g.lda];
+        if (!std::isfinite(a)) return false;
+        rows += a != 0;
+    }
+    for (int j = 0; j < g.n; ++j) {
+        const double b = (g.transb == 'N' || g.transb == 'n') ? g.b[std::size_t(j) * g.ldb] : g.b[j];
+        if (!std::isfinite(b)) return false;
+        cols += b != 0;
+    }
+    return rows * cols > fp64_repair_limit(g.m, g.n);
+}
+
+// Auto, after a successful prepare: the certificate on what the split found picks the products
+// and the entries to repair, or the call forwards (C untouched). m, n, k: the real GEMM's
+// sizes; gamma_terms: the n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing
+// real entries into the count of C's entries recomputed, for the log.
+// zero_by_structure: the certificate's test for entries zero by structure (fp64_structural_zeros.h),
+// in the real GEMM's indices.
+template <typename EntriesOf>
+const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, int gamma_terms,
+                                const RunOptions& opt, const std::function<bool(int, int)>& zero_by_structure,
+                                EntriesOf&& entries_of) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point t0 = Clock::now();
+    Fp64Certificate cert;
+    const bool ok = fp64_certify(prepared->a, prepared->b, k, prepared->lower, m, opt.fp64_tol, 3, opt.threads, &cert,
+                                 gamma_terms, zero_by_structure);
+    if (opt.times) {
+        const double test_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        opt.times->certificate_s += test_s;
+        opt.times->certificate_test_s = test_s;
+    }
+    if (!ok) return reason::accuracy_uncertified;
+    if (cert.failing > fp64_repair_limit(m, n)) return reason::accuracy_uncertified;
+    const int products = cert.depth * (cert.depth + 1) / 2;
+    if (const char* why = compute_dgemm(prepared, products, cert.fail_at.data(), cert.fail_at.size()))
+        return why;
+    if (opt.fp64_report) {
+        opt.fp64_report->products = products;
+        opt.fp64_report->margin = cert.margin;
+        opt.fp64_report->repaired = entries_of(cert);
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+// Fixed product counts need no check between the phases: the normalised slices keep every
+// product and panel sum in range (kernels/isa/split.h). Auto certifies each entry first.
+const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt) {
+    if (opt.fp64_products == kFp64Auto && k1_uncertified(args, opt.fp64_tol))
+        return reason::accuracy_uncertified;
+    PreparedDgemm prepared;
+    if (const char* why = prepare_dgemm(args, opt, &prepared)) return why;
+    if (opt.fp64_products != kFp64Auto) return compute_dgemm(&prepared, opt.fp64_products);
+    StructuralZeros<double> zero_by_structure(args);
+    return certify_and_compute(&prepared, args.m, args.n, args.k, 0, opt, std::ref(zero_by_structure),
+                               [](const Fp64Certificate& c) { return c.failing; });
+}
+
+const char* emulate_gemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt) {
+    return emulate_cgemm(args, opt);
+}
+
+const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt) {
+    PreparedDgemm prepared;
+    if (const char* why = prepare_zgemm(args, opt, &prepared)) return why;
+    if (opt.fp64_products != kFp64Auto) return compute_dgemm(&prepared, opt.fp64_products);
+    // The certificate runs on the real GEMM (m x 2K times 2K x 2N), entry by entry, that is
+    // part by part of C; each part's bound is gamma_{K+1} of its real inner product, that of a
+    // complex inner product of length K (docs/fp64-certificate.md, Section 9). A failing part
+    // recomputes its whole complex entry; the log counts complex entries.
+    // Column jr of the real GEMM holds parts of C's column jr / 2: a complex entry zero by
+    // structure (each term has a complex factor 0) makes both its parts so, term by term.
+    const int m = args.m;
+    StructuralZeros<std::complex<double>> complex_zero(args);
+    const auto zero_by_structure = [&complex_zero](int i, int jr) { return complex_zero(i, jr / 2); };
+    return certify_and_compute(&prepared, m, 2 * args.n, 2 * args.k, args.k + 1, opt, zero_by_structure,
+                               [m](const Fp64Certificate& c) {
+        std::vector<std::size_t> e;
+        e.reserve(c.fail_at.size());
+        for (std::size_t r : c.fail_at) e.push_back(r % std::size_t(m) + r / std::size_t(m) / 2 * std::size_t(m));
+        std::sort(e.begin(), e.end());
+        return long(std::unique(e.begin(), e.end()) - e.begin());
+    });
+}
+
+}  // namespace amxblas::kernels

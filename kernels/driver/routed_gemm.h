@@ -1,0 +1,28 @@
+// A routed call's run on the kernels, with the policy's checks between the kernels' phases.
+// What the shim calls once decide() routed a call and its domain scan passed; the kernel tests
+// and the benchmark call it too, so they run exactly what the library runs.
+//
+// FP32 is one kernel call. FP64 is prepare (scale, split and pack), then, with
+// AMXBLAS_FP64_PRODUCTS=auto, the per-entry certificate on what the split found
+// (kernels/certificate/fp64_certificate.h: it picks the product count and the entries to recompute in FP64,
+// or forwards with accuracy:uncertified), then compute (products and C). Nothing is written to C unless the call returns nullptr; otherwise
+// the return value is the forward reason (kernels/driver/emulated_gemm.h lists the kernels' own).
+#pragma once
+
+#include <complex>
+
+#include "kernels/common/gemm_types.h"
+
+namespace amxblas::kernels {
+
+const char* emulate_gemm(const GemmArgs<float>& args, const RunOptions& opt);
+// opt.fp64_products: the retained products (6 ... 36), or kFp64Auto.
+const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt);
+// CGEMM and ZGEMM (kernels/driver/complex_gemm.cc): the same, on the real GEMM of the parts, whose
+// depth is 2K. ZGEMM's auto certifies each part of C against gamma_{K+1}, the bound of a complex
+// inner product of length K in real arithmetic, and repairs whole complex entries
+// (docs/fp64-certificate.md, Section 9).
+const char* emulate_gemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt);
+const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt);
+
+}  // namespace amxblas::kernels

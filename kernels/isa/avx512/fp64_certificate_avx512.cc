@@ -1,0 +1,15 @@
+// The certificate's column loops built with -mavx512f (policy/CMakeLists.txt): the same source
+// as the portable build (fp64_certificate_loops.h), eight doubles a vector instead of two. Used
+// only after cert_loops_avx512_available() said yes.
+#include "kernels/certificate/fp64_certificate_loops.h"
+
+namespace amxblas::kernels::detail {
+
+#include "kernels/certificate/fp64_certificate_loops.inc"
+
+const CertLoops& cert_loops_avx512() {
+    static const CertLoops loops{cert_halves, cert_pass_at, cert_need, cert_margin_at};
+    return loops;
+}
+
+}  // namespace amxblas::kernels::detail

@@ -1,0 +1,71 @@
+// The reference backend's micro-kernel table: the portable kernel of microkernel_reference.h
+// at kAmxGeometry. Built with -ffp-contract=off (the header says why).
+//
+// In a sanitizer build (kernels/CMakeLists.txt) this file alone is compiled without
+// instrumentation: checked access by access, the kernel's arithmetic on its local arrays was
+// 91% of the time of a netlib tester's run in the sanitizer step (perf, xzcblat3 with FP64
+// auto), and that step took over 18 minutes on a machine without AVX-512 BF16, where every
+// routed test runs this kernel. What instrumentation is for here, that the driver
+// hands it blocks and a tile that exist, is checked instead whole at each call (ASan's
+// interface): every byte of the packed panels it reads and of the C tile it writes.
+#include "kernels/isa/portable/microkernel_reference.h"
+
+#if AMXBLAS_CHECK_KERNEL_MEMORY
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+
+#include <cstdio>
+#include <cstdlib>
+#endif
+
+namespace amxblas::kernels {
+namespace {
+
+using Reference = reference_kernel::Kernel<kAmxGeometry.mr, kAmxGeometry.nr, kAmxGeometry.kstep, kAmxGeometry.nr_vnni>;
+
+#if AMXBLAS_CHECK_KERNEL_MEMORY
+// Aborts, as an ASan finding does, unless all of [p, p + bytes) is addressable.
+void require_addressable(const void* p, std::size_t bytes, const char* what) {
+    if (void* bad = __asan_region_is_poisoned(const_cast<void*>(p), bytes)) {
+        std::fprintf(stderr, "amxblas reference micro-kernel: %s [%p, +%zu) is not addressable at %p\n", what, p,
+                     bytes, bad);
+        __sanitizer_print_stack_trace();
+        std::abort();
+    }
+}
+void require_panels(int ksteps, const bf16_t* a, const bf16_t* b) {
+    require_addressable(a, std::size_t(ksteps) * Reference::kA * sizeof(bf16_t), "A panel");
+    require_addressable(b, std::size_t(ksteps) * Reference::kB * sizeof(bf16_t), "B panel");
+}
+void require_tile(const float* c, int ldc) {
+    for (int r = 0; r < kAmxGeometry.mr; ++r)
+        require_addressable(c + std::size_t(r) * ldc, kAmxGeometry.nr * sizeof(float), "C tile row");
+}
+#else
+void require_panels(int, const bf16_t*, const bf16_t*) {}
+void require_tile(const float*, int) {}
+#endif
+
+}  // namespace
+
+void reference_fp32_chain(int ksteps, const Fp32Panels& p, float* c, int ldc) {
+    for (int s = 0; s < 3; ++s) require_panels(ksteps, p.a[s], p.b[s]);
+    require_tile(c, ldc);
+    Reference::fp32_chain(ksteps, p, c, ldc);
+}
+
+void reference_product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc) {
+    require_panels(ksteps, a, b);
+    require_tile(c, ldc);
+    Reference::product(ksteps, a, b, c, ldc);
+}
+
+// The template's table with the entries above, which check their memory in sanitizer builds.
+MicroKernels reference_microkernels() {
+    MicroKernels k = Reference::table();
+    k.fp32_chain = reference_fp32_chain;
+    k.product = reference_product;
+    return k;
+}
+
+}  // namespace amxblas::kernels

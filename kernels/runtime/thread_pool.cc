@@ -1,0 +1,255 @@
+#include "kernels/runtime/thread_pool.h"
+
+#include <immintrin.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <new>
+
+namespace amxblas::kernels {
+namespace {
+
+// How long a thread spins before it sleeps: long enough to catch the next parallel phase of
+// the same call (the pack of B after the pack of A, the block loop after the packs: a few
+// microseconds apart), short enough that an idle worker gives its core back almost at once.
+constexpr auto kWorkerSpin = std::chrono::microseconds(50);
+constexpr auto kCallerSpin = std::chrono::microseconds(20);
+// How long a caller waits, at most, for a helper that has finished its part to free its slot.
+constexpr auto kCallerRelease = std::chrono::microseconds(1000);
+constexpr int kMaxWorkers = 255;
+
+struct Job {
+    ParallelTask* task;
+};
+
+// Worker::slot holds nullptr (idle), kClaimed (a caller is handing it a job), a Job* (posted,
+// not started), kRunning (running a job) or kDead (its thread could not be created).
+Job* const kClaimed = reinterpret_cast<Job*>(std::uintptr_t(1));
+Job* const kRunning = reinterpret_cast<Job*>(std::uintptr_t(2));
+Job* const kDead = reinterpret_cast<Job*>(std::uintptr_t(3));
+bool is_job(const Job* j) { return reinterpret_cast<std::uintptr_t>(j) > 3; }
+
+struct Worker {
+    std::atomic<Job*> slot{kClaimed};    // created claimed by the caller that needs it
+    std::atomic<std::uint32_t> wake{0};  // futex word: bumped when a job is posted
+    std::atomic<std::uint32_t> done{0};  // futex word: bumped after each job run
+    std::atomic<int> sleeping{0};        // the worker waits on `wake`
+    std::atomic<int> caller_waiting{0};  // a caller waits on `done`
+    int participant = 0;                 // written before the job is posted
+    Worker* retired_next = nullptr;      // in a forked child: the parent's workers, kept listed
+};
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t), "futex word");
+
+void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected) {
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, nullptr,
+            nullptr, 0);
+}
+
+void futex_wake(std::atomic<std::uint32_t>* word) {
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
+            nullptr, 0);
+}
+
+// Spins until done() or the budget is spent; true when done() became true.
+template <typename Done, typename Duration>
+bool spin_until(Done&& done, Duration budget) {
+    const auto end = std::chrono::steady_clock::now() + budget;
+    for (int i = 1;; ++i) {
+        if (done()) return true;
+        _mm_pause();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= end) return false;
+    }
+}
+
+// The pool: a fixed array of workers, filled on demand, never shrunk. Lock-free, so a fork at
+// any moment leaves nothing locked in the child.
+std::atomic<int> g_reserved{0};  // entries handed out (some may not be published yet)
+std::atomic<Worker*> g_workers[kMaxWorkers];
+
+Job* wait_for_job(Worker* w) {
+    Job* j = nullptr;
+    if (spin_until([&] { return is_job(j = w->slot.load(std::memory_order_acquire)); }, kWorkerSpin))
+        return j;
+    for (;;) {
+        const std::uint32_t seq = w->wake.load();
+        w->sleeping.store(1);
+        j = w->slot.load();
+        if (!is_job(j)) futex_wait(&w->wake, seq);
+        w->sleeping.store(0);
+        j = w->slot.load(std::memory_order_acquire);
+        if (is_job(j)) return j;
+    }
+}
+
+// How much of its stack a worker touches when it starts. A worker's first job may be any phase
+// of a call, or only the end of one (it joins while the caller is already at work), so without
+// this a later call can take it deeper into its stack than before: fresh pages, each a page
+// fault inside that call (about 10 us on the development VM). kernels_second_call_test, which
+// fails on such a fault, failed in 1 to 7 of 8 runs with no touch or 8 KiB, and passed
+// every run with 16 KiB, on the reference and avx512 backends; twice that leaves room for
+// deeper kernels.
+constexpr std::size_t kWorkerStackTouch = std::size_t(32) << 10;
+
+// Writes one byte per 4 KiB page of a kWorkerStackTouch frame below the caller's, so the
+// kernel maps those pages now, once, before the worker's first job.
+[[gnu::noinline]] void touch_worker_stack() {
+    char frame[kWorkerStackTouch];
+    for (std::size_t at = 0; at < kWorkerStackTouch; at += 4096) frame[at] = 0;
+    asm volatile("" : : "r"(frame) : "memory");  // the stores stay: the frame counts as read
+}
+
+void* worker_main(void* arg) {
+    Worker* w = static_cast<Worker*>(arg);
+    touch_worker_stack();
+    for (;;) {
+        Job* j = wait_for_job(w);
+        if (!w->slot.compare_exchange_strong(j, kRunning, std::memory_order_acq_rel)) continue;  // withdrawn
+        j->task->run(w->participant);
+        // done first: a caller that claims this worker next reads `done` after the slot frees.
+        w->done.fetch_add(1);
+        if (w->caller_waiting.exchange(0)) futex_wake(&w->done);
+        w->slot.store(nullptr, std::memory_order_release);
+    }
+    return nullptr;
+}
+
+// The parent's workers, in a forked child: never used again, never freed (they may have been
+// mid-job), but still referenced, so that a leak checker does not report them.
+Worker* g_retired = nullptr;
+
+// In a forked child only the forking thread exists: retire the parent's workers and start
+// afresh; the child makes its own on its first parallel call.
+void forget_workers_after_fork() {
+    for (auto& entry : g_workers) {
+        if (Worker* w = entry.load(std::memory_order_relaxed)) {
+            w->retired_next = g_retired;
+            g_retired = w;
+        }
+        entry.store(nullptr, std::memory_order_relaxed);
+    }
+    g_reserved.store(0, std::memory_order_relaxed);
+}
+
+void register_fork_handler() {
+    static const bool registered = [] { return pthread_atfork(nullptr, nullptr, forget_workers_after_fork) == 0; }();
+    (void)registered;
+}
+
+// Signals a worker keeps: the synchronous ones, raised by its own instructions.
+sigset_t worker_signal_mask() {
+    sigset_t s;
+    sigfillset(&s);
+    for (int sig : {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGTRAP, SIGSYS, SIGABRT}) sigdelset(&s, sig);
+    return s;
+}
+
+// A new worker, already claimed for the caller; nullptr when none can be made.
+Worker* create_worker() {
+    register_fork_handler();
+    const int i = g_reserved.fetch_add(1);
+    if (i >= kMaxWorkers) {
+        g_reserved.store(kMaxWorkers);
+        return nullptr;
+    }
+    Worker* w = new (std::nothrow) Worker;
+    if (!w) return nullptr;  // the entry stays unpublished: skipped by everyone
+    const sigset_t block = worker_signal_mask();
+    sigset_t old;
+    pthread_sigmask(SIG_SETMASK, &block, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    const bool ok = pthread_create(&thread, &attr, worker_main, w) == 0;
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (ok) pthread_setname_np(thread, "amxblas-worker");
+    if (!ok) w->slot.store(kDead);
+    g_workers[i].store(w, std::memory_order_release);
+    return ok ? w : nullptr;
+}
+
+// An idle worker of the pool, claimed (slot == kClaimed), that is not among the `taken` ones;
+// nullptr when there is none. (A helper that already finished its part of this job is idle
+// again: claiming it twice would make the caller wait for a posting it withdrew.)
+Worker* claim_idle_worker(Worker* const* taken, int ntaken) {
+    const int n = std::min(g_reserved.load(), kMaxWorkers);
+    for (int i = 0; i < n; ++i) {
+        Worker* w = g_workers[i].load(std::memory_order_acquire);
+        if (!w || std::find(taken, taken + ntaken, w) != taken + ntaken) continue;
+        Job* idle = nullptr;
+        if (w->slot.compare_exchange_strong(idle, kClaimed, std::memory_order_acquire)) return w;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+void start_thread_pool() { register_fork_handler(); }
+
+int pool_workers() {
+    int n = 0;
+    for (auto& w : g_workers)
+        if (Worker* p = w.load(); p && p->slot.load() != kDead) ++n;
+    return n;
+}
+
+void run_parallel(int threads, ParallelTask& task) {
+    const int helpers_wanted = std::min(threads, kMaxWorkers + 1) - 1;
+    if (helpers_wanted <= 0) {
+        task.run(0);
+        return;
+    }
+    Job job{&task};
+    Worker* helper[kMaxWorkers];
+    std::uint32_t done_before[kMaxWorkers];
+    int helpers = 0;
+    while (helpers < helpers_wanted) {
+        Worker* w = claim_idle_worker(helper, helpers);
+        if (!w) w = create_worker();
+        if (!w) break;
+        done_before[helpers] = w->done.load(std::memory_order_acquire);
+        w->participant = helpers + 1;
+        helper[helpers++] = w;
+        w->slot.store(&job);
+        w->wake.fetch_add(1);
+        if (w->sleeping.load()) futex_wake(&w->wake);
+    }
+
+    task.run(0);
+
+    // Everything is claimed. Withdraw the job from workers that have not started it; wait for
+    // those that have.
+    for (int h = 0; h < helpers; ++h) {
+        Worker* w = helper[h];
+        Job* posted = &job;
+        if (w->slot.compare_exchange_strong(posted, nullptr, std::memory_order_acq_rel)) continue;
+        auto finished = [&] { return w->done.load(std::memory_order_acquire) != done_before[h]; };
+        if (!spin_until(finished, kCallerSpin))
+            while (!finished()) {
+                w->caller_waiting.store(1);
+                if (!finished()) futex_wait(&w->done, done_before[h]);
+            }
+        // The worker bumps `done` before it frees its slot, and wakes a sleeping caller in
+        // between (a system call). Wait for that short rest, so that this caller's next parallel
+        // call finds its helper idle: otherwise it found it still running and started another
+        // worker (in most processes within 12 N = 1024 SGEMM calls: a thread start and its page
+        // faults inside a warm call). Spin, then yield the core (the worker may be waiting for
+        // it); bounded at kCallerRelease: a thread start costs more, but a worker descheduled
+        // just there is not waited for.
+        const auto released = [&] { return w->slot.load(std::memory_order_acquire) != kRunning; };
+        if (!spin_until(released, kCallerSpin)) {
+            const auto end = std::chrono::steady_clock::now() + kCallerRelease;
+            while (!released() && std::chrono::steady_clock::now() < end) sched_yield();
+        }
+    }
+}
+
+}  // namespace amxblas::kernels
