@@ -1,7 +1,7 @@
 // Every forward reason and threads note the library prints: kernels/reasons.def, the one
 // table (the kernels return these too, so it lives in the bottom layer). This header adds the
-// policy's view of it. tests/policy/test_reasons.cc checks that README.md documents exactly the
-// names of all_reasons().
+// policy's view of it. tests/policy/test_reasons.cc checks that docs/reasons.md documents
+// exactly the names of all_reasons().
 #pragma once
 
 #include <cstddef>
