@@ -1,11 +1,11 @@
 # Install rules for the user-facing parts beside libamxblas.so (whose own rule is in
 # shim/CMakeLists.txt): the launcher and the report tool in bin/, a pkg-config file, and the
-# README. Included from the top-level CMakeLists.txt after GNUInstallDirs.
+# README with the pages of docs/. Included from the top-level CMakeLists.txt after GNUInstallDirs.
 #
 #   <prefix>/bin/amxblas-run             the launcher, with the library's folder written in
 #   <prefix>/bin/amxblas-report
 #   <prefix>/<libdir>/pkgconfig/amxblas.pc
-#   <prefix>/share/doc/amxblas/README.md
+#   <prefix>/share/doc/amxblas/README.md, docs/*.md
 
 include(GNUInstallDirs)
 set(amxblas_packaging_dir ${CMAKE_CURRENT_LIST_DIR})
@@ -76,4 +76,6 @@ install(FILES ${CMAKE_BINARY_DIR}/packaging/amxblas.pc
 
 if(EXISTS ${amxblas_packaging_dir}/../README.md)
   install(FILES ${amxblas_packaging_dir}/../README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+  install(DIRECTORY ${amxblas_packaging_dir}/../docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+          FILES_MATCHING PATTERN "*.md" PATTERN "bench" EXCLUDE)
 endif()

@@ -75,7 +75,7 @@ struct Decision {
 int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            std::int64_t lda, std::int64_t ldb, std::int64_t ldc);
 
-// The checks, in order; the first that fails is the reason (README.md, "Reasons"):
+// The checks, in order; the first that fails is the reason (docs/reasons.md):
 //   args:invalid, size:empty                             the call itself (forwarded: the real
 //                                                        BLAS reports xerbla or returns)
 //   size:too-large                                       M, N or K above INT_MAX (ILP64 calls)

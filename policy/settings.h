@@ -1,5 +1,6 @@
 // The user's configuration, as plain values. shim/config.cc fills it once from the
-// environment; the policy reads it. Defaults here are the documented defaults (README).
+// environment; the policy reads it. Defaults here are the documented defaults
+// (docs/configuration.md).
 #pragma once
 
 #include <cstddef>

@@ -37,7 +37,7 @@ const CertLoops& cert_loops_portable();
 const CertLoops& cert_loops_avx512();  // the portable ones where the build has no AVX-512 file
 bool cert_loops_avx512_available();
 // The loops this process uses: AVX-512 ones where the CPU has them (chosen once; the library
-// chooses at load time, policy/process_state.h).
+// chooses at load time, kernels/runtime/process_state.h).
 const CertLoops& cert_loops();
 
 }  // namespace detail

@@ -106,7 +106,7 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path);
 // The AMX cost model (bench_amx.cc documents the sources). Cycles per instruction per core
 // (reciprocal throughput) and the clock.
 constexpr double kTdpCycles = 16, kLoadCycles = 8, kStoreCycles = 8, kAmxClockHz = 2.0e9;
-// The tile instructions one call issues, from the driver's blocking (README "AMX harness"):
+// The tile instructions one call issues, from the driver's blocking (docs/amx-harness.md):
 // per 32x32 micro-tile and 32-deep K step, FP32: 14 TILELOADD + 24 TDPBF16PS, FP64-Np: 4 Np of
 // each; per micro-tile and BK = 256 panel, 4 (FP32) or 4 Np (FP64) TILEZERO and TILESTORED.
 // The harness run checks this against its exact counts.

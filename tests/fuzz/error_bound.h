@@ -5,7 +5,7 @@
 // The quantities, for entry (i, j) of C := alpha * op(A) op(B) + beta * C:
 //   ab     sum_l |op(A)(i,l)| |op(B)(l,j)|, the magnitude the products can reach;
 //   maxa   max |op(A)| over row i (maxb: over column j of op(B)); the FP64 split scales each
-//          row of op(A) and column of op(B) by its own power of two (README, Accuracy), so the
+//          row of op(A) and column of op(B) by its own power of two (docs/accuracy.md), so the
 //          row and column maxima are what the bound is relative to (the matrix maxima give a
 //          looser bound that holds as well);
 //   c0     C(i,j) before the call.

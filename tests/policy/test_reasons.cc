@@ -1,4 +1,4 @@
-// README.md documents exactly the reasons and notes the library can print: every name
+// docs/reasons.md documents exactly the reasons and notes the library can print: every name
 // of all_reasons() is the first cell of one table row, and every such row names one of them.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,11 +44,12 @@ void every_reason_documented_once(void**) {
         const std::string name = all[i].name;
         if (!code.insert(name).second) fail_msg("%s listed twice in all_reasons()", name.c_str());
         const auto it = doc.find(name);
-        if (it == doc.end()) fail_msg("%s is not documented in README.md", name.c_str());
-        if (it->second != 1) fail_msg("%s has %d rows in README.md", name.c_str(), it->second);
+        if (it == doc.end()) fail_msg("%s is not documented in docs/reasons.md", name.c_str());
+        if (it->second != 1)
+            fail_msg("%s has %d rows in docs/reasons.md", name.c_str(), it->second);
     }
     for (const auto& [name, rows] : doc)
-        if (!code.count(name)) fail_msg("README.md documents %s, which the code never prints",
+        if (!code.count(name)) fail_msg("docs/reasons.md documents %s, which the code never prints",
                                         name.c_str());
 }
 

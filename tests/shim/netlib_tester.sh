@@ -12,7 +12,7 @@
 # --max-ratio R: accept a "SUSPECT" test ratio up to R (no FAIL, no other failure) instead of
 #   the tester's threshold of 16. For the FP64 emulation: its error is bounded relative to
 #   max|A| * max|B| (the split's exponent is per matrix), not to each (|A||B|)_ij, so the
-#   tester's per-entry ratio exceeds 16 on its mixed-magnitude inputs (see README, Accuracy).
+#   tester's per-entry ratio exceeds 16 on its mixed-magnitude inputs (see docs/accuracy.md).
 # Exits 77 (skipped) when the tester is not installed.
 set -u
 require_routed=0 max_ratio="" sizes="" min_routed="" min_kernel=""
