@@ -67,7 +67,7 @@ if [ "$rc" -ne 0 ] || [ "$passed" -eq 0 ] || [ "$bad" -ne 0 ]; then
     cat out.txt | tail -40
     exit 1
 fi
-if [ $require_routed -eq 1 ] && ! grep -q 'summary routine=.* route=amx-' amxblas.log; then
+if [ $require_routed -eq 1 ] && ! grep -q 'summary routine=.* route=fp' amxblas.log; then
     echo "no call was routed, although routing was forced on"
     exit 1
 fi
@@ -79,7 +79,7 @@ if [ -n "$min_routed$min_kernel" ]; then
             if ($0 ~ /reason=(args:invalid|size:empty|size:k-zero)/) next
             all += c
             if ($0 ~ /route=forward/) fwd += c
-            else if ($0 ~ /route=amx-/) routed += c
+            else if ($0 ~ /route=fp/) routed += c
         }
         END {
             kept = all - fwd
