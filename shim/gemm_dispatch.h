@@ -19,6 +19,7 @@
 #include "shim/config.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
+#include "shim/outlook.h"
 
 namespace amxblas {
 
@@ -112,6 +113,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     if (forwarded) forward();  // a failed emulation leaves C untouched: the real BLAS starts fresh
 
     if (s.verbose == 0) return;
+    log_routing_outlook_once();
     rec.route = forwarded ? Route::forward : d.route;
     if (!forwarded && d.route == Route::amx_fp64_auto) {
         rec.route = fp64_route(report.products);  // the summary counts calls per product count
