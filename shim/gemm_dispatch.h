@@ -4,8 +4,6 @@
 // real routine with the caller's original arguments, untouched.
 #pragma once
 
-#include <omp.h>
-
 #include <atomic>
 #include <chrono>
 #include <type_traits>
@@ -19,6 +17,7 @@
 #include "shim/config.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
+#include "shim/openmp.h"
 #include "shim/outlook.h"
 
 namespace amxblas {
@@ -85,7 +84,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     call.ldb = args.ldb;
     call.ldc = args.ldc;
     call.alpha_is_zero = args.alpha == T(0);
-    call.in_parallel_region = omp_in_parallel() != 0;
+    call.in_parallel_region = in_openmp_parallel_region();
     call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
     call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
 
