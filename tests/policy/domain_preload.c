@@ -113,7 +113,7 @@ static void dgemm_case(const char* name, int bad_at, double bad, double alpha,
             if (!(e <= worst)) worst = e;
         }
         /* |A||B| <= N per entry (times the one outsized entry's row); FP64-21 is about 1e-15
-           relative to it (TABLE4.md). */
+           relative to it (the paper, arXiv:2609.04663, Table 4; tests/common/table4.h). */
         if (!(worst <= 1e-12)) {
             printf("FAIL %s: routed, max |C - C_openblas| = %.3g\n", name, worst);
             ok = 0;
