@@ -5,7 +5,7 @@
 #   <prefix>/bin/amxblas-run             the launcher, with the library's folder written in
 #   <prefix>/bin/amxblas-report
 #   <prefix>/<libdir>/pkgconfig/amxblas.pc
-#   <prefix>/share/doc/amxblas/README.md, docs/*.md
+#   <prefix>/share/doc/amxblas/README.md, LICENSE, docs/*.md
 
 include(GNUInstallDirs)
 set(amxblas_packaging_dir ${CMAKE_CURRENT_LIST_DIR})
@@ -64,18 +64,34 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${amxblas_scripts
 install(PROGRAMS ${CMAKE_BINARY_DIR}/packaging/amxblas-run ${amxblas_scripts_dir}/amxblas-report
         DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# pkg-config: `pkg-config --variable=libdir amxblas` finds the library to preload,
-# `--variable=launcher` the launcher.
-set(AMXBLAS_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
-set(AMXBLAS_PC_LIBDIR "${CMAKE_INSTALL_FULL_LIBDIR}")
-set(AMXBLAS_PC_BINDIR "${CMAKE_INSTALL_FULL_BINDIR}")
-configure_file(${amxblas_packaging_dir}/amxblas.pc.in ${CMAKE_BINARY_DIR}/packaging/amxblas.pc
-               @ONLY)
+# pkg-config: `pkg-config --variable=preload amxblas` is the library to preload,
+# `--variable=launcher` the launcher. The file is written at install time, not at configure
+# time: `cmake --install build --prefix P` changes the prefix after configuring, and a file
+# written before named a library that was never installed there. libdir and bindir are
+# ${prefix}-relative unless CMAKE_INSTALL_LIBDIR/BINDIR are absolute.
+foreach(dir LIBDIR BINDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(amxblas_pc_${dir} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(amxblas_pc_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
+install(CODE "
+  set(AMXBLAS_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  set(AMXBLAS_PC_LIBDIR [[${amxblas_pc_LIBDIR}]])
+  set(AMXBLAS_PC_BINDIR [[${amxblas_pc_BINDIR}]])
+  set(PROJECT_VERSION [[${PROJECT_VERSION}]])
+  configure_file([[${amxblas_packaging_dir}/amxblas.pc.in]] [[${CMAKE_BINARY_DIR}/packaging/amxblas.pc]] @ONLY)
+")
 install(FILES ${CMAKE_BINARY_DIR}/packaging/amxblas.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-if(EXISTS ${amxblas_packaging_dir}/../README.md)
-  install(FILES ${amxblas_packaging_dir}/../README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+foreach(doc README.md LICENSE)
+  if(EXISTS ${amxblas_packaging_dir}/../${doc})
+    install(FILES ${amxblas_packaging_dir}/../${doc} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+  endif()
+endforeach()
+if(EXISTS ${amxblas_packaging_dir}/../docs)
   install(DIRECTORY ${amxblas_packaging_dir}/../docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
           FILES_MATCHING PATTERN "*.md" PATTERN "bench" EXCLUDE)
 endif()

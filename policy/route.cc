@@ -18,7 +18,7 @@ const kernels::Variant* route_variant(Route r) {
 
 const char* route_name(Route r) {
     if (r == Route::beta_scale) return "beta-scale";
-    if (r == Route::amx_fp64_auto) return "amx-fp64-auto";
+    if (r == Route::amx_fp64_auto) return "fp64-auto";
     const kernels::Variant* v = route_variant(r);
     return v ? v->route : "forward";
 }
@@ -75,6 +75,17 @@ const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Back
 
 }  // namespace
 
+// OpenBLAS's checks (interface/gemm.c), looser than the reference BLAS's: TRANS = 'R'
+// (conjugate, no transpose; 'N' for real data) is accepted, and a leading dimension only has to
+// cover the operand's rows, so 0 is accepted for an operand without rows (M = 0 and LDC = 0).
+bool gemm_accepted_by_openblas(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                               std::int64_t lda, std::int64_t ldb, std::int64_t ldc) {
+    auto trans_ok = [](char t) { return is_trans_char(t) || t == 'R' || t == 'r'; };
+    auto no_trans = [](char t) { return is_no_trans(t) || t == 'R' || t == 'r'; };
+    if (!trans_ok(transa) || !trans_ok(transb) || m < 0 || n < 0 || k < 0) return false;
+    return lda >= (no_trans(transa) ? m : k) && ldb >= (no_trans(transb) ? k : n) && ldc >= m;
+}
+
 // The order of the checks is the reference BLAS's (sgemm.f / dgemm.f), so the parameter
 // number matches what its xerbla would report.
 int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -103,8 +114,13 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     // Invalid and empty calls: the real BLAS reports them (xerbla) or returns, exactly as the
     // user's code expects. K = 0 or ALPHA = 0 leaves C := BETA*C, which the shim does itself.
     if (gemm_invalid_parameter(call.transa, call.transb, call.m, call.n, call.k, call.lda,
-                               call.ldb, call.ldc) != 0)
-        return forward(reason::args_invalid);
+                               call.ldb, call.ldc) != 0) {
+        // Forwarded either way: the real BLAS decides. The log says args:invalid only for
+        // arguments no BLAS accepts, not for ones OpenBLAS computes.
+        const bool accepted = gemm_accepted_by_openblas(call.transa, call.transb, call.m, call.n, call.k,
+                                                        call.lda, call.ldb, call.ldc);
+        return forward(accepted ? reason::args_nonstandard : reason::args_invalid);
+    }
     if (call.m == 0 || call.n == 0) return forward(reason::size_empty);
     // Beyond INT_MAX only from an ILP64 caller: the shim and kernels count rows, columns and
     // blocks in int, and such a call's component buffers could not be allocated anyway.

@@ -30,7 +30,7 @@ enum class Route {
 // The variant of an emulated route; nullptr for forward and beta_scale.
 const kernels::Variant* route_variant(Route r);
 
-// "amx-fp32", "amx-fp64-10", ..., "beta-scale" or "forward": the log's route= field.
+// "fp32", "fp64-10", ..., "beta-scale" or "forward": the log's route= field.
 const char* route_name(Route r);
 // An FP64 variant's product count -> its route, kernels::kFp64Auto -> amx_fp64_auto; else forward.
 Route fp64_route(int products);
@@ -75,9 +75,15 @@ struct Decision {
 int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            std::int64_t lda, std::int64_t ldb, std::int64_t ldc);
 
+// True when OpenBLAS accepts these arguments (it computes the call) although the reference
+// BLAS rejects them: TRANS = 'R', or a leading dimension of 0 for an operand without rows.
+bool gemm_accepted_by_openblas(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                               std::int64_t lda, std::int64_t ldb, std::int64_t ldc);
+
 // The checks, in order; the first that fails is the reason (docs/reasons.md):
-//   args:invalid, size:empty                             the call itself (forwarded: the real
-//                                                        BLAS reports xerbla or returns)
+//   args:invalid, args:nonstandard, size:empty           the call itself (forwarded: the real
+//                                                        BLAS reports xerbla, computes or returns;
+//                                                        nonstandard: OpenBLAS computes it)
 //   size:too-large                                       M, N or K above INT_MAX (ILP64 calls)
 //   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
 //   fp32:disabled / fp64:disabled                        the user's configuration

@@ -7,6 +7,10 @@
 #
 # As root it runs apt-get update and apt-get install for the missing ones; otherwise it names
 # them and exits 1. Used by scripts/demo.sh and scripts/test.sh.
+#
+# It never removes a package: an entry A|B|C is satisfied by any of A, B or C already
+# installed (A is installed when none is), and apt-get runs with --no-remove, so it stops
+# rather than remove anything (gnuplot-nox conflicts with an installed gnuplot-qt, say).
 set -eu
 
 # Build: compilers, CMake, OpenBLAS (the real BLAS), CMocka (unit tests), binutils (nm, for
@@ -18,8 +22,8 @@ set -eu
 # interface tests; valgrind, whose CPU has no AVX-512, for the test of the library without it
 # (tests/fuzz/without_avx512.sh).
 full_list="cmake make g++ gcc pkg-config binutils libopenblas-dev libcmocka-dev gfortran
-libblas-dev libblas-test python3 python3-numpy libscalapack-openmpi-dev openmpi-bin gnuplot-nox
-libopenblas64-pthread-dev libblas64-dev valgrind"
+libblas-dev libblas-test python3 python3-numpy libscalapack-openmpi-dev openmpi-bin
+gnuplot-nox|gnuplot-qt|gnuplot-x11|gnuplot libopenblas64-pthread-dev libblas64-dev valgrind"
 
 if [ "${1:-}" = --list ]; then
     printf '%s\n' $full_list
@@ -31,11 +35,18 @@ if [ $# -eq 0 ]; then
     set -- $full_list
 fi
 
+installed() {
+    dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null | grep -qx installed
+}
+
 missing=
-for pkg in "$@"; do
-    if ! dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed; then
-        missing="$missing $pkg"
-    fi
+for entry in "$@"; do
+    found=no
+    # shellcheck disable=SC2086
+    for pkg in $(printf '%s\n' "$entry" | tr '|' ' '); do
+        if installed "$pkg"; then found=yes; break; fi
+    done
+    [ "$found" = yes ] || missing="$missing ${entry%%|*}"
 done
 missing=${missing# }
 if [ -z "$missing" ]; then
@@ -44,11 +55,11 @@ if [ -z "$missing" ]; then
 fi
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup-deps: missing packages: $missing" >&2
-    echo "setup-deps: as root, run: apt-get update && apt-get install -y $missing" >&2
+    echo "setup-deps: as root, run: apt-get update && apt-get install -y --no-remove $missing" >&2
     exit 1
 fi
 echo "setup-deps: installing $missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $missing
+apt-get install -y --no-install-recommends --no-remove $missing

@@ -2,7 +2,8 @@
 
 #include <unistd.h>
 
-#include <cerrno>
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -23,22 +24,59 @@ void warn_invalid(const char* var, const char* value, const char* accepted,
     warning_message(msg.c_str());
 }
 
-// A whole-string decimal integer in [lo, hi], or false.
+// The one rule for every numeric AMXBLAS_* variable: the value is a plain decimal number and
+// nothing else. No sign, no space before or after it, no hexadecimal (strtol and strtod took
+// " 21" and "+5", rejected "21 " and read 0x10 as 16), no inf or nan. Both parsers are
+// independent of the program's locale.
+bool all_digits(const char* s, const char* end) {
+    if (s == end) return false;
+    for (; s < end; ++s)
+        if (*s < '0' || *s > '9') return false;
+    return true;
+}
+
+// Digits only, in [lo, hi].
 bool parse_int(const char* s, long lo, long hi, long* out) {
-    if (!s || !*s) return false;
-    errno = 0;
-    char* end = nullptr;
-    const long v = std::strtol(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+    if (!s || !all_digits(s, s + std::strlen(s))) return false;
+    long v = 0;
+    for (; *s; ++s) {
+        v = v * 10 + (*s - '0');
+        if (v > hi) return false;  // also stops any overflow
+    }
+    if (v < lo) return false;
     *out = v;
     return true;
 }
 
-// OMP_NUM_THREADS may be a list ("4,2"): its first entry is the outer level.
+// DIGITS[.DIGITS] or .DIGITS, then optionally e or E, an optional sign and DIGITS.
+bool parse_decimal(const char* s, double* out) {
+    if (!s) return false;
+    const char* end = s + std::strlen(s);
+    const char* e = s;
+    while (e < end && *e != 'e' && *e != 'E') ++e;
+    const char* dot = std::find(s, e, '.');
+    const bool mantissa = dot == e ? all_digits(s, e)
+                                   : (dot > s || e > dot + 1) && (dot == s || all_digits(s, dot)) &&
+                                         (e == dot + 1 || all_digits(dot + 1, e));
+    if (!mantissa) return false;
+    if (e < end) {
+        const char* x = e + 1;
+        if (x < end && (*x == '+' || *x == '-')) ++x;
+        if (!all_digits(x, end)) return false;
+    }
+    const std::from_chars_result r = std::from_chars(s, end, *out, std::chars_format::general);
+    return r.ec == std::errc() && r.ptr == end;
+}
+
+// OMP_NUM_THREADS may be a list ("4,2"): its first entry is the outer level. It is OpenMP's
+// variable, parsed as the OpenMP runtime does: spaces around the entry are allowed.
 bool parse_omp_threads(const char* s, long* out) {
     if (!s || !*s) return false;
     std::string first(s, std::strcspn(s, ","));
-    return parse_int(first.c_str(), 1, 1 << 16, out);
+    const std::size_t b = first.find_first_not_of(" \t");
+    const std::size_t e = first.find_last_not_of(" \t");
+    if (b == std::string::npos) return false;
+    return parse_int(first.substr(b, e - b + 1).c_str(), 1, 1 << 16, out);
 }
 
 // "a, b or c" from a list of choices.
@@ -88,17 +126,15 @@ Settings read_settings(EnvLookup env, int cores) {
             warn_invalid("AMXBLAS_FP64_PRODUCTS", x, ("accepted: " + fp64_products_choices()).c_str(), "0");
     }
     if (const char* x = env("AMXBLAS_FP64_TOL")) {
-        char* end = nullptr;
-        errno = 0;
-        const double t = std::strtod(x, &end);
-        if (errno == 0 && end != x && *end == '\0' && t >= 1e-3 && t <= 1e15)
+        double t = 0;
+        if (parse_decimal(x, &t) && t >= 1e-3 && t <= 1e15)
             s.fp64_tol = t;
         else
-            warn_invalid("AMXBLAS_FP64_TOL", x, "accepted: a number from 0.001 to 1e15", "1");
+            warn_invalid("AMXBLAS_FP64_TOL", x, "accepted: a decimal number from 0.001 to 1e15", "1");
     }
     if (const char* x = env("AMXBLAS_MIN_N")) {
         if (parse_int(x, 1, 1L << 30, &v)) s.min_n = static_cast<int>(v);
-        else warn_invalid("AMXBLAS_MIN_N", x, "accepted: an integer >= 1", "256");
+        else warn_invalid("AMXBLAS_MIN_N", x, "accepted: an integer >= 1, digits only", "256");
     }
     if (const char* x = env("AMXBLAS_SHAPES")) {
         if (!std::strcmp(x, "square")) s.shapes = ShapeRule::square;
@@ -114,7 +150,7 @@ Settings read_settings(EnvLookup env, int cores) {
     const char* threads = env("AMXBLAS_NUM_THREADS");
     if (threads) {
         if (parse_int(threads, 1, 1 << 16, &v)) s.num_threads = static_cast<int>(v);
-        else warn_invalid("AMXBLAS_NUM_THREADS", threads, "accepted: an integer >= 1",
+        else warn_invalid("AMXBLAS_NUM_THREADS", threads, "accepted: an integer >= 1, digits only",
                           "OMP_NUM_THREADS, else all cores");
     }
     if (!threads || !parse_int(threads, 1, 1 << 16, &v)) {
@@ -128,12 +164,12 @@ Settings read_settings(EnvLookup env, int cores) {
     if (const char* x = env("AMXBLAS_LOG")) s.log_path = x;
     if (const char* x = env("AMXBLAS_SUMMARY_EVERY")) {
         if (parse_int(x, 0, 1L << 30, &v)) s.summary_every_s = static_cast<int>(v);
-        else warn_invalid("AMXBLAS_SUMMARY_EVERY", x, "accepted: an integer >= 0 (seconds)", "0 (at exit only)");
+        else warn_invalid("AMXBLAS_SUMMARY_EVERY", x, "accepted: an integer >= 0 (seconds), digits only", "0 (at exit only)");
     }
     if (const char* x = env("AMXBLAS_FALLBACK")) s.fallback = x;
     if (const char* x = env("AMXBLAS_MAX_WORKSPACE_MB")) {
         if (parse_int(x, 0, 1L << 40, &v)) s.workspace_cap_bytes = static_cast<size_t>(v) << 20;
-        else warn_invalid("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0", "0 (no cap)");
+        else warn_invalid("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0, digits only", "0 (no cap)");
     }
     return s;
 }

@@ -4,8 +4,6 @@
 // real routine with the caller's original arguments, untouched.
 #pragma once
 
-#include <omp.h>
-
 #include <atomic>
 #include <chrono>
 #include <type_traits>
@@ -19,6 +17,8 @@
 #include "shim/domain_check.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
+#include "shim/openmp.h"
+#include "shim/outlook.h"
 
 namespace amxblas {
 
@@ -75,7 +75,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     call.ldb = args.ldb;
     call.ldc = args.ldc;
     call.alpha_is_zero = args.alpha == T(0);
-    call.in_parallel_region = omp_in_parallel() != 0;
+    call.in_parallel_region = in_openmp_parallel_region();
     call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
     call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
 
@@ -103,6 +103,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     if (forwarded) forward();  // a failed emulation leaves C untouched: the real BLAS starts fresh
 
     if (s.verbose == 0) return;
+    log_routing_outlook_once();
     rec.route = forwarded ? Route::forward : d.route;
     if (!forwarded && d.route == Route::amx_fp64_auto) {
         rec.route = fp64_route(report.products);  // the summary counts calls per product count

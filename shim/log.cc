@@ -61,15 +61,18 @@ int log_fd() {
 }
 
 // The work the call asked for in real flops, 2mnk (8mnk for a complex routine: four real
-// products per complex one); 0 for an invalid call with a negative size.
-double call_flops(Routine r, std::int64_t m, std::int64_t n, std::int64_t k) {
-    if (m <= 0 || n <= 0 || k <= 0) return 0;
+// products per complex one); 0 for an invalid call with a negative size, and for beta-scale
+// (K = 0 or ALPHA = 0), which forms no product: C := BETA*C is no GEMM work to rate.
+double call_flops(const CallRecord& rec) {
+    const Routine r = rec.routine;
+    const std::int64_t m = rec.m, n = rec.n, k = rec.k;
+    if (rec.route == Route::beta_scale || m <= 0 || n <= 0 || k <= 0) return 0;
     return (routine_is_complex(r) ? 8.0 : 2.0) * static_cast<double>(m) * static_cast<double>(n) *
            static_cast<double>(k);
 }
 
-double gflops(Routine r, std::int64_t m, std::int64_t n, std::int64_t k, double seconds) {
-    return seconds > 0 ? call_flops(r, m, n, k) / seconds * 1e-9 : 0;
+double gflops(const CallRecord& rec) {
+    return rec.seconds > 0 ? call_flops(rec) / rec.seconds * 1e-9 : 0;
 }
 
 // --- Summary: calls, time and flops per (routine, route, forward reason). -----------------
@@ -257,7 +260,7 @@ void add_to_summary(const CallRecord& rec) {
     // it does not have (shim/after_fork.cc).
     static std::once_flag started;
     std::call_once(started, start_summary);
-    const double flops = call_flops(rec.routine, rec.m, rec.n, rec.k);
+    const double flops = call_flops(rec);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;
     const int count = g_row_count.load(std::memory_order_relaxed);
@@ -335,7 +338,7 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
         if (r.fp64_auto)
             append(" products=%d margin=%.3g repaired=%ld", r.fp64_products, r.fp64_margin, r.fp64_repaired);
     }
-    append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r.routine, r.m, r.n, r.k, r.seconds));
+    append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r));
     return n < size ? n : size - 1;
 }
 

@@ -23,7 +23,7 @@ struct CallRecord {
     int threads;
     const char* note;     // threads note, or nullptr
     double seconds;
-    // AMXBLAS_FP64_PRODUCTS=auto, routed: route is the product count picked (amx-fp64-N), and
+    // AMXBLAS_FP64_PRODUCTS=auto, routed: route is the product count picked (fp64-N), and
     // the line adds products=N, the certificate's margin and the entries repaired in FP64.
     bool fp64_auto;
     int fp64_products;

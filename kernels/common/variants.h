@@ -12,7 +12,7 @@ enum class Precision { fp32, fp64 };
 
 struct Variant {
     const char* id;     // "fp64_10"
-    const char* route;  // "amx-fp64-10", the log's route= name
+    const char* route;  // "fp64-10", the log's route= name
     Precision precision;
     int slices;
     int products;

@@ -1,5 +1,5 @@
-// Table 4 of the paper (Cui and Liu, "BF16 AMX GEMM emulation", arXiv:2609.04663; the values
-// as ../shared/paper/TABLE4.md transcribes them): eF and escaled (Eqs. 20-21, tests/common/
+// Table 4 of the paper (Cui and Liu, "BF16 AMX GEMM emulation", arXiv:2609.04663, Table 4;
+// the values as printed there): eF and escaled (Eqs. 20-21, tests/common/
 // metrics.h) of AMX-FP32 against SGEMM and of AMX-FP64-6, -10, -15 and -21 against DGEMM
 // (oneMKL), on square uniform random matrices in [-1, 1], alpha = 1, beta = 0. The tests and
 // the benchmark compare with these; nothing else in the tree may hold a copy.

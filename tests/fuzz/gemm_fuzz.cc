@@ -10,7 +10,7 @@
 //   forward     C (all of it, padding included) bitwise equal to OpenBLAS's on the same input,
 //               and for invalid arguments the same xerbla text;
 //   beta-scale  only for K = 0 or ALPHA = 0, and C := BETA*C exactly as the reference BLAS;
-//   amx-*       every entry within the bound of tests/fuzz/error_bound.h of the exact result,
+//   fp32, fp64-P every entry within the bound of tests/fuzz/error_bound.h of the exact result,
 //               the padding rows of C untouched, and only for finite inputs.
 // A and B are never written. Case I of seed S is generated from (S, I) alone: --case=I
 // replays it. At the end it prints the calls per route; any failure prints the seed and case.
@@ -324,7 +324,7 @@ std::string field(const std::string& line, const char* key) {
 // ---------------------------------------------------------------------------------------------
 // Running and checking one case.
 struct Tally {
-    std::map<std::string, long> by_route;   // "amx-fp32", "forward reason=...", "beta-scale ..."
+    std::map<std::string, long> by_route;   // "fp32", "forward reason=...", "beta-scale ..."
     long routed = 0, forwarded = 0, scaled = 0, xerbla = 0;
     long unbounded = 0;  // routed entries where alpha |A||B| overflows (not checked)
     long failures = 0;
@@ -491,12 +491,12 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
             }
         return;
     }
-    if (route.rfind("amx-", 0) != 0) {
+    if (route != "fp32" && route.rfind("fp64-", 0) != 0) {
         fail("unknown route", lines[0]);
         return;
     }
     ++t.routed;
-    const int products = route == "amx-fp32" ? 0 : std::atoi(route.c_str() + 9);  // amx-fp64-P
+    const int products = route == "fp32" ? 0 : std::atoi(route.c_str() + 5);  // fp64-P
     if ((products == 0) != (sizeof(T) == 4)) fail("route of the wrong precision", lines[0]);
     if (products && configured_products > 0 && products != configured_products)
         fail("routed with another product count than configured", lines[0]);

@@ -8,8 +8,8 @@
  * outside the domain must be forwarded with the expected reason and give exactly what OpenBLAS
  * gives; the reference is computed in this process by OpenBLAS's own dgemm_/sgemm_, found with
  * dlsym on a dlopen handle of libopenblas.so.0 (a plain call would reach the interposer). An
- * in-range DGEMM must be routed (route=amx-fp64-21) and agree with OpenBLAS to FP64 accuracy, an
- * in-range SGEMM (route=amx-fp32) to FP32 accuracy.
+ * in-range DGEMM must be routed (route=fp64-21) and agree with OpenBLAS to FP64 accuracy, an
+ * in-range SGEMM (route=fp32) to FP32 accuracy.
  * After every call the last line of LOG tells what the library did. */
 #include <dlfcn.h>
 #include <math.h>
@@ -101,7 +101,7 @@ static void dgemm_case(const char* name, int bad_at, double bad, double alpha,
     if (bad_at >= 0) a[bad_at] = bad;
     dgemm_("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n, 1, 1);
     g_ref_dgemm("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, r, &n, 1, 1);
-    int ok = check_log(name, "amx-fp64-21", want_reason);
+    int ok = check_log(name, "fp64-21", want_reason);
     if (ok && want_reason && memcmp(c, r, sizeof(double) * N * N) != 0) {
         printf("FAIL %s: forwarded, but C differs from OpenBLAS's\n", name);
         ok = 0;
@@ -113,7 +113,7 @@ static void dgemm_case(const char* name, int bad_at, double bad, double alpha,
             if (!(e <= worst)) worst = e;
         }
         /* |A||B| <= N per entry (times the one outsized entry's row); FP64-21 is about 1e-15
-           relative to it (TABLE4.md). */
+           relative to it (the paper, arXiv:2609.04663, Table 4; tests/common/table4.h). */
         if (!(worst <= 1e-12)) {
             printf("FAIL %s: routed, max |C - C_openblas| = %.3g\n", name, worst);
             ok = 0;
@@ -127,7 +127,7 @@ static void dgemm_case(const char* name, int bad_at, double bad, double alpha,
     free(r);
 }
 
-/* One SGEMM like dgemm_case; want_reason NULL: routed as amx-fp32 and FP32-accurate. */
+/* One SGEMM like dgemm_case; want_reason NULL: routed as fp32 and FP32-accurate. */
 static void sgemm_case(const char* name, int bad_at, float bad, const char* want_reason) {
     const int n = N;
     const float alpha = 1.0f, beta = 0.25f;
@@ -143,7 +143,7 @@ static void sgemm_case(const char* name, int bad_at, float bad, const char* want
     if (bad_at >= 0) a[bad_at] = bad;
     sgemm_("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n, 1, 1);
     g_ref_sgemm("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, r, &n, 1, 1);
-    int ok = check_log(name, "amx-fp32", want_reason);
+    int ok = check_log(name, "fp32", want_reason);
     if (ok && want_reason && memcmp(c, r, sizeof(float) * N * N) != 0) {
         printf("FAIL %s: forwarded, but C differs from OpenBLAS's\n", name);
         ok = 0;

@@ -119,6 +119,32 @@ void args_invalid(void**) {
     assert_reason(d, reason::args_invalid);
 }
 
+// Arguments the reference BLAS rejects but OpenBLAS computes: forwarded, and not called invalid.
+void args_nonstandard(void**) {
+    GemmCall c = routable();
+    c.transa = 'R';
+    assert_reason(decide(c, fp64_on(), amx_machine()), reason::args_nonstandard);
+    c = routable();
+    c.transb = 'r';
+    assert_reason(decide(c, fp64_on(), amx_machine()), reason::args_nonstandard);
+    c = routable();
+    c.m = 0;
+    c.ldc = 0;  // reference: LDC >= max(1, M); OpenBLAS: LDC >= M
+    assert_reason(decide(c, fp64_on(), amx_machine()), reason::args_nonstandard);
+    assert_true(gemm_accepted_by_openblas('N', 'T', 0, 5, 3, 0, 5, 0));
+    // What no BLAS accepts stays invalid.
+    assert_false(gemm_accepted_by_openblas('X', 'N', 4, 4, 4, 4, 4, 4));
+    assert_false(gemm_accepted_by_openblas('N', 'N', 4, 4, -1, 4, 4, 4));
+    c = routable();
+    c.m = 0;
+    c.ldc = -1;
+    assert_reason(decide(c, fp64_on(), amx_machine()), reason::args_invalid);
+    c = routable();
+    c.transa = 'R';
+    c.lda = c.m - 1;
+    assert_reason(decide(c, fp64_on(), amx_machine()), reason::args_invalid);
+}
+
 void size_empty_k_zero_alpha_zero(void**) {
     GemmCall c = routable();
     c.m = 0;
@@ -174,8 +200,8 @@ void precision_disabled(void**) {
     s.fp64_products = kernels::kFp64Auto;
     assert_routed(decide(routable(), s, amx_machine()), Route::amx_fp64_auto);
     assert_int_equal(route_products(Route::amx_fp64_auto), kernels::kFp64Auto);
-    assert_string_equal(route_name(fp64_route(kernels::kFp64Auto)), "amx-fp64-auto");
-    assert_string_equal(route_name(fp64_route(36)), "amx-fp64-36");
+    assert_string_equal(route_name(fp64_route(kernels::kFp64Auto)), "fp64-auto");
+    assert_string_equal(route_name(fp64_route(36)), "fp64-36");
     // fp32 off does not affect DGEMM, FP64 off does not affect SGEMM.
     s = fp64_on();
     s.fp32 = false;
@@ -376,9 +402,9 @@ void forwarded_calls_have_no_note(void**) {
 void route_names(void**) {
     assert_string_equal(route_name(Route::forward), "forward");
     assert_string_equal(route_name(Route::beta_scale), "beta-scale");
-    assert_string_equal(route_name(Route::amx_fp32), "amx-fp32");
-    assert_string_equal(route_name(Route::amx_fp64_6), "amx-fp64-6");
-    assert_string_equal(route_name(Route::amx_fp64_21), "amx-fp64-21");
+    assert_string_equal(route_name(Route::amx_fp32), "fp32");
+    assert_string_equal(route_name(Route::amx_fp64_6), "fp64-6");
+    assert_string_equal(route_name(Route::amx_fp64_21), "fp64-21");
     assert_int_equal(static_cast<int>(fp64_route(0)), static_cast<int>(Route::forward));
     assert_int_equal(route_products(Route::amx_fp32), 6);
     assert_int_equal(route_products(Route::forward), 0);
@@ -392,6 +418,7 @@ int main(void) {
         cmocka_unit_test(invalid_parameter_leading_dimensions),
         cmocka_unit_test(routes_by_default),
         cmocka_unit_test(args_invalid),
+        cmocka_unit_test(args_nonstandard),
         cmocka_unit_test(size_empty_k_zero_alpha_zero),
         cmocka_unit_test(precision_disabled),
         cmocka_unit_test(shape_rule),

@@ -11,5 +11,5 @@ backend=$(test_backend)
 
 "$run" --backend "$backend" --fp64-products 21 --fp32 on --verbose 2 --log "$out/fortran.log" \
     -- "$exe" "$n" || fail "gemm_check failed under the library"
-expect_routed "$out/fortran.log" dgemm_ "$n" amx-fp64-21
-expect_routed "$out/fortran.log" sgemm_ "$n" amx-fp32
+expect_routed "$out/fortran.log" dgemm_ "$n" fp64-21
+expect_routed "$out/fortran.log" sgemm_ "$n" fp32

@@ -5,7 +5,7 @@
 ! Usage: gemm_check [N]...     one round of checks per order N (default: 256)
 !
 ! Per order: DGEMM N,N and T,N (random inputs, relative Frobenius error < 1e-14, which holds
-! for the real DGEMM and for amx-fp64-21), SGEMM N,T on small integers (exact: every value and
+! for the real DGEMM and for fp64-21), SGEMM N,T on small integers (exact: every value and
 ! partial sum is representable in BF16 slices and FP32), SGEMM N,N on random inputs (relative
 ! error < 1e-5). Exits with status 1 when a check fails.
 program gemm_check

@@ -1,10 +1,11 @@
 #!/bin/sh
-# cmake --install into a scratch prefix: the installed launcher finds the installed library
-# by itself, the pkg-config file names it, and the report tool runs.
-# Usage: install_test.sh BUILD_DIR OUTDIR
+# cmake --install into a scratch prefix (not the configured one): the installed launcher finds
+# the installed library by itself, pkg-config's preload variable names that file and
+# preloading it works, and the report tool runs.
+# Usage: install_test.sh BUILD_DIR OUTDIR PROGRAM   (PROGRAM: one that calls DGEMM/SGEMM)
 set -eu
 . "$(dirname "$0")/lib.sh"
-build=$1 out=$2
+build=$1 out=$2 program=$3
 fresh_dir "$out"
 cmake --install "$build" --prefix "$out/prefix" > "$out/install.txt" || fail "cmake --install failed"
 cat "$out/install.txt"
@@ -18,6 +19,19 @@ esac
 pc=$(find "$out/prefix" -name amxblas.pc | head -1)
 [ -n "$pc" ] || fail "no amxblas.pc installed"
 grep -qx "preload=\${libdir}/libamxblas.so.0" "$pc" || fail "$pc has no preload variable"
+command -v pkg-config >/dev/null || skip "pkg-config is not installed (Debian: pkg-config)"
+preload=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=preload amxblas) ||
+    fail "pkg-config cannot read $pc"
+case $preload in
+    "$out/prefix/"*) ;;
+    *) fail "pkg-config --variable=preload amxblas is $preload, outside the prefix $out/prefix" ;;
+esac
+[ -f "$preload" ] || fail "pkg-config --variable=preload amxblas names $preload, which does not exist"
+AMXBLAS_VERBOSE=1 AMXBLAS_LOG="$out/preload.log" LD_PRELOAD="$preload" "$program" > "$out/preload.out" 2>&1 ||
+    fail "$program failed under LD_PRELOAD=$preload: $(tail -5 "$out/preload.out")"
+grep -q "^amxblas: summary pid=[0-9]* calls=[1-9]" "$out/preload.log" ||
+    fail "LD_PRELOAD=$preload wrote no summary: the library was not loaded"
+echo "ok: pkg-config's preload $preload exists and preloads (its summary is in $out/preload.log)"
 [ -f "$(dirname "$lib")/libamxblas.so.0" ] || fail "no libamxblas.so.0 beside $lib"
 [ -n "$(find "$out/prefix/share/doc" -name README.md)" ] || fail "no README.md in share/doc"
 "$out/prefix/bin/amxblas-report" --help > /dev/null || fail "the installed amxblas-report fails"

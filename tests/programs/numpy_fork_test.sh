@@ -17,7 +17,7 @@ backend=$(test_backend)
 
 timeout 300 "$run" --backend "$backend" --fp32 on --threads 2 --verbose 2 --log "$out/numpy.%p.log" \
     -- "$py" "$script" "$n" || fail "the program failed or timed out (status $?)"
-routed="amxblas: routine=cblas_sgemm .* m=$n n=$n k=$n .*route=amx-fp32 backend=$backend threads=2 time_us="
+routed="amxblas: routine=cblas_sgemm .* m=$n n=$n k=$n .*route=fp32 backend=$backend threads=2 time_us="
 logs=$(grep -l -E "$routed" "$out"/numpy.*.log | wc -l)
 [ "$logs" -eq 5 ] || fail "$logs processes logged a routed call with threads=2, expected 5 (parent and 4 children)"
 ! grep -h "note=" "$out"/numpy.*.log || fail "a call got fewer threads than configured"

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-# Largest relative Frobenius error accepted: amx-fp32 is as accurate as SGEMM, amx-fp64-21
+# Largest relative Frobenius error accepted: fp32 is as accurate as SGEMM, fp64-21
 # as DGEMM (both differ from OpenBLAS only by rounding order); complex64 and complex128
 # (cblas_cgemm, cblas_zgemm) run the same methods on the real and imaginary parts.
 TOLERANCE = {"float32": 1e-6, "float64": 1e-14, "complex64": 1e-6, "complex128": 1e-14}

@@ -6,7 +6,7 @@
 ! A(i,j) and B(i,j) are functions of the global indices, so no data is sent to build them.
 ! Rank 0 prints the Frobenius norm of the error of the whole C relative to that of |A| |B|;
 ! every rank exits with status 1 when it is above 1e-14 (the real DGEMM gives about 3e-17,
-! amx-fp64-21 about 1e-15).
+! fp64-21 about 1e-15).
 program pdgemm_check
   implicit none
   integer :: n, nb, iam, nprocs, ictxt, nprow, npcol, myrow, mycol, info

@@ -27,9 +27,9 @@ for rank in 0 1; do
     log=$out/pdgemm.$rank.log
     [ -f "$log" ] || fail "rank $rank wrote no log $log"
     if [ "$products" = auto ]; then
-        routed=$(grep -c -E 'amxblas: routine=dgemm_ .* route=amx-fp64-[0-9]+ .* products=[0-9]+ ' "$log" || true)
+        routed=$(grep -c -E 'amxblas: routine=dgemm_ .* route=fp64-[0-9]+ .* products=[0-9]+ ' "$log" || true)
     else
-        routed=$(grep -c "amxblas: routine=dgemm_ .* route=amx-fp64-$products " "$log" || true)
+        routed=$(grep -c "amxblas: routine=dgemm_ .* route=fp64-$products " "$log" || true)
     fi
     [ "$routed" -gt 0 ] || fail "rank $rank routed no dgemm_ call; its log has:
 $(grep 'amxblas: ' "$log" | head -20)"

@@ -9,4 +9,4 @@ report=$1 out=$2
 table=$("$report" --files "$out"/pdgemm.0.log "$out"/pdgemm.1.log) || fail "amxblas-report exited $?"
 printf '%s\n' "$table"
 printf '%s\n' "$table" | grep -q '^amxblas report: 2 log file(s)' || fail "the header does not count 2 files"
-printf '%s\n' "$table" | grep -Eq '^dgemm_ +amx-fp64-21 +[1-9]' || fail "no dgemm_ amx-fp64-21 row"
+printf '%s\n' "$table" | grep -Eq '^dgemm_ +fp64-21 +[1-9]' || fail "no dgemm_ fp64-21 row"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The library exports exactly the routines of shim/routines.def: no C++ or helper symbol leaks,
-# none is missing. The expected list is the linker's export list that shim/CMakeLists.txt
+# none is missing. It also needs no OpenMP runtime: preloaded, it would load one into every
+# program (shim/openmp.cc asks the program's own instead). The expected list is the linker's export list that shim/CMakeLists.txt
 # generated from the table (exports.map), checked against the table's rows too.
 # usage: check_exports.sh LIBRARY EXPORTS_MAP ROUTINES_DEF
 set -eu
@@ -20,4 +21,10 @@ if [ "$actual" != "$expected" ]; then
     echo "actual:"; echo "$actual"
     exit 1
 fi
+needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+if printf '%s\n' "$needed" | grep -E '^lib(g|i|i5)?omp' >/dev/null; then
+    echo "$lib links an OpenMP runtime:"; echo "$needed"
+    exit 1
+fi
 echo "exports: $(echo "$actual" | tr '\n' ' ')"
+echo "needed: $(echo "$needed" | tr '\n' ' ')"

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ extern "C" {
 
 #include "shim/config.h"
 #include "shim/log.h"
+#include "shim/outlook.h"
 
 using namespace amxblas;
 
@@ -123,7 +125,7 @@ void call_line_format(void**) {
     format_call_line(r, line, sizeof line);
     assert_string_equal(line,
                         "amxblas: routine=dgemm_ layout=col transa=N transb=T m=2048 n=2048 "
-                        "k=2048 lda=2048 ldb=2048 ldc=2048 route=amx-fp64-10 backend=amx "
+                        "k=2048 lda=2048 ldb=2048 ldc=2048 route=fp64-10 backend=amx "
                         "threads=2 time_us=1834.0 gflops=9367.43");
     r.route = Route::forward;
     r.reason = "shape:not-square";
@@ -139,6 +141,92 @@ void call_line_format(void**) {
     format_call_line(r, line, sizeof line);
     assert_non_null(std::strstr(line, "routine=cblas_sgemm "));
     assert_non_null(std::strstr(line, "threads=1 note=threads:in-parallel-region time_us="));
+}
+
+// One rule for every numeric variable: decimal digits (and for AMXBLAS_FP64_TOL a decimal
+// point and exponent), nothing else: no sign, no space on either side, no hexadecimal.
+void numbers_are_plain_decimal(void**) {
+    for (const char* bad : {" 21", "21 ", "+21", "-21", "0x15", "21x", "２１", "", " "}) {
+        g_env = {{"AMXBLAS_FP64_PRODUCTS", bad}, {"AMXBLAS_MIN_N", bad}, {"AMXBLAS_NUM_THREADS", bad},
+                 {"AMXBLAS_SUMMARY_EVERY", bad}, {"AMXBLAS_MAX_WORKSPACE_MB", bad}};
+        const Settings s = read_settings(fake_env, 8);
+        assert_int_equal(s.fp64_products, 0);
+        assert_int_equal(s.min_n, 256);
+        assert_int_equal(s.num_threads, 8);
+        assert_int_equal(s.summary_every_s, 0);
+        assert_int_equal(s.workspace_cap_bytes, 0);
+    }
+    g_env = {{"AMXBLAS_FP64_PRODUCTS", "021"}, {"AMXBLAS_MIN_N", "0100"}};
+    assert_int_equal(read_settings(fake_env, 8).fp64_products, 21);  // decimal, not octal
+    assert_int_equal(read_settings(fake_env, 8).min_n, 100);
+    g_env = {{"AMXBLAS_MIN_N", "99999999999999999999999"}};
+    assert_int_equal(read_settings(fake_env, 8).min_n, 256);
+    for (const char* bad : {"0x10", " 4", "4 ", "+4", "4.5.1", "1e", "e5", ".", "inf", "nan", "4,5", "1e+"}) {
+        g_env = {{"AMXBLAS_FP64_TOL", bad}};
+        assert_true(read_settings(fake_env, 1).fp64_tol == 1);
+    }
+    const std::pair<const char*, double> good[] = {{"16", 16}, {"4.5", 4.5}, {".5", 0.5}, {"2.", 2},
+                                                   {"1e3", 1e3}, {"1E-2", 1e-2}, {"2.5e+1", 25}};
+    for (const auto& [text, value] : good) {
+        g_env = {{"AMXBLAS_FP64_TOL", text}};
+        assert_true(read_settings(fake_env, 1).fp64_tol == value);
+    }
+    // OMP_NUM_THREADS is OpenMP's: spaces around an entry are allowed, as the runtime allows them.
+    g_env = {{"OMP_NUM_THREADS", " 3 ,2"}};
+    assert_int_equal(read_settings(fake_env, 8).num_threads, 3);
+}
+
+Hardware machine(bool amx, bool avx512) {
+    Hardware h;
+    h.set_runs(kernels::Backend::amx, amx);
+    h.set_runs(kernels::Backend::avx512, avx512);
+    h.set_runs(kernels::Backend::reference, true);
+    h.cores = 4;
+    return h;
+}
+
+// Said once up front: nothing will be routed here, why, and what routes anyway.
+void routing_outlook_without_amx(void**) {
+    Settings s;  // the defaults: FP32 on, FP64 off, backend auto
+    std::string line = routing_outlook(s, machine(false, false));
+    assert_non_null(std::strstr(line.c_str(), "note: no GEMM will be routed with these settings on this machine: "
+                                              "AMXBLAS_BACKEND=auto uses only the amx backend, which this CPU "
+                                              "cannot run (backend:no-amx)"));
+    assert_non_null(std::strstr(line.c_str(), "AMXBLAS_BACKEND=reference (portable, slow)"));
+    assert_null(std::strstr(line.c_str(), "AMXBLAS_BACKEND=avx512"));
+    assert_non_null(std::strstr(line.c_str(), "DGEMM and ZGEMM also need AMXBLAS_FP64_PRODUCTS=6, 10, 15, 21, 28, 36, or auto"));
+    line = routing_outlook(s, machine(false, true));
+    assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference"));
+    s.fp64_products = 21;
+    assert_null(std::strstr(routing_outlook(s, machine(false, true)).c_str(), "DGEMM"));
+    s.backend = BackendChoice::avx512;
+    line = routing_outlook(s, machine(false, false));
+    assert_non_null(std::strstr(line.c_str(), "AMXBLAS_BACKEND=avx512 is set, which this CPU cannot run "
+                                              "(backend:no-avx512-bf16)"));
+    // Something can be routed: nothing to say.
+    assert_string_equal(routing_outlook(Settings{}, machine(true, false)).c_str(), "");
+    s.backend = BackendChoice::reference;
+    assert_string_equal(routing_outlook(s, machine(false, false)).c_str(), "");
+    // Both precisions off: nothing is routed, whatever the machine.
+    s.fp32 = false;
+    s.fp64_products = 0;
+    line = routing_outlook(s, machine(true, true));
+    assert_non_null(std::strstr(line.c_str(), "AMXBLAS_FP32=0 and AMXBLAS_FP64_PRODUCTS=0 route neither precision"));
+}
+
+// K = 0 or ALPHA = 0 forms no product: no GF/s from 2mnk for it.
+void beta_scale_line_has_no_rate(void**) {
+    CallRecord r{};
+    r.routine = Routine::dgemm_;
+    r.layout = "col";
+    r.transa = r.transb = 'N';
+    r.m = r.n = r.k = r.lda = r.ldb = r.ldc = 1000;
+    r.route = Route::beta_scale;
+    r.reason = "alpha:zero";
+    r.seconds = 1e-3;
+    char line[640];
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=beta-scale reason=alpha:zero time_us=1000.0 gflops=0.00"));
 }
 
 void log_path_expansion(void**) {
@@ -167,6 +255,9 @@ int main() {
         cmocka_unit_test(omp_num_threads_is_the_second_choice),
         cmocka_unit_test(every_fp64_product_count),
         cmocka_unit_test(call_line_format),
+        cmocka_unit_test(numbers_are_plain_decimal),
+        cmocka_unit_test(routing_outlook_without_amx),
+        cmocka_unit_test(beta_scale_line_has_no_rate),
         cmocka_unit_test(log_path_expansion),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -67,19 +67,19 @@ if [ "$rc" -ne 0 ] || [ "$passed" -eq 0 ] || [ "$bad" -ne 0 ]; then
     cat out.txt | tail -40
     exit 1
 fi
-if [ $require_routed -eq 1 ] && ! grep -q 'summary routine=.* route=amx-' amxblas.log; then
+if [ $require_routed -eq 1 ] && ! grep -q 'summary routine=.* route=fp' amxblas.log; then
     echo "no call was routed, although routing was forced on"
     exit 1
 fi
 if [ -n "$min_routed$min_kernel" ]; then
-    # Calls with M, N, K >= 1: all but args:invalid, size:empty and size:k-zero.
+    # Calls with M, N, K >= 1: all but args:invalid, args:nonstandard, size:empty and size:k-zero.
     awk -v min="${min_routed:-0}" -v min_kernel="${min_kernel:-0}" '
         / summary routine=/ {
             c = $0; sub(/.* calls=/, "", c); sub(/ .*/, "", c)
-            if ($0 ~ /reason=(args:invalid|size:empty|size:k-zero)/) next
+            if ($0 ~ /reason=(args:invalid|args:nonstandard|size:empty|size:k-zero)/) next
             all += c
             if ($0 ~ /route=forward/) fwd += c
-            else if ($0 ~ /route=amx-/) routed += c
+            else if ($0 ~ /route=fp/) routed += c
         }
         END {
             kept = all - fwd

@@ -6,8 +6,10 @@
 #   --rc N                expected exit status (default 0)
 #   --count REGEX N       the log has exactly N lines matching the extended REGEX
 #   --output-has TEXT     the program's stdout+stderr contains TEXT
-#   --well-formed         every log line is a whole, well-formed per-call or summary line
-#                         (AMXBLAS_FP64_PRODUCTS=auto's products= margin= repaired= included)
+#   --output-lacks TEXT   the program's stdout+stderr does not contain TEXT
+#   --well-formed         every log line is a whole, well-formed per-call, summary or
+#                         "nothing will be routed" note line (AMXBLAS_FP64_PRODUCTS=auto's
+#                         products= margin= repaired= included)
 # The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
 set -u
 lib=$1; shift
@@ -23,6 +25,7 @@ while [ $# -gt 0 ]; do
         --rc) rc_want=$2; shift 2 ;;
         --count) checks+=("count" "$2" "$3"); shift 3 ;;
         --output-has) checks+=("output" "$2" ""); shift 2 ;;
+        --output-lacks) checks+=("nooutput" "$2" ""); shift 2 ;;
         --well-formed) checks+=("wellformed" "" ""); shift ;;
         --) shift; break ;;
         *) echo "preload_run.sh: unknown option $1"; exit 2 ;;
@@ -44,6 +47,7 @@ routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | pa
 backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/common/backends.def" | paste -sd'|')
 [ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/common/backends.def"; exit 2; }
 call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"') backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( products=[0-9]+ margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?) time_us=[0-9.]+ gflops=[0-9.]+$'
+note_re='^amxblas: note: no GEMM will be routed with these settings on this machine: .*[^ ]$'
 summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
 i=0
 while [ $i -lt ${#checks[@]} ]; do
@@ -59,8 +63,12 @@ while [ $i -lt ${#checks[@]} ]; do
             if ! grep -q -F -- "$a" "$work/out"; then
                 echo "CHECK FAILED: output lacks '$a'"; fail=1
             fi ;;
+        nooutput)
+            if grep -q -F -- "$a" "$work/out"; then
+                echo "CHECK FAILED: output has '$a'"; fail=1
+            fi ;;
         wellformed)
-            bad=$(grep -v -E -e "$call_re" -e "$summary_re" "$log" | head -5)
+            bad=$(grep -v -E -e "$call_re" -e "$summary_re" -e "$note_re" "$log" | head -5)
             if [ -n "$bad" ]; then
                 echo "CHECK FAILED: malformed log lines:"; echo "$bad"; fail=1
             fi ;;

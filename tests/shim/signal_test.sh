@@ -30,7 +30,7 @@ case_() {
     local summaries
     summaries=$(grep -c -E '^amxblas: summary pid=[0-9]+ calls=[1-9][0-9]* routed=[1-9]' "$log" 2>/dev/null)
     local rows
-    rows=$(grep -c -E '^amxblas: summary routine=sgemm_ route=amx-fp32 calls=[1-9][0-9]* time_s=[0-9.]+ gflops=[0-9.]+$' "$log" 2>/dev/null)
+    rows=$(grep -c -E '^amxblas: summary routine=sgemm_ route=fp32 calls=[1-9][0-9]* time_s=[0-9.]+ gflops=[0-9.]+$' "$log" 2>/dev/null)
     local ok=1
     [ "$rc" = "$want_rc" ] || { echo "$name: exit status $rc, expected $want_rc"; ok=0; }
     if [ "$want_summaries" = many ]; then
@@ -65,7 +65,7 @@ every=1 delay=2.5
 case_ every default TERM 143 many
 last=$(grep -E '^amxblas: summary pid=' "$work/every.log" | tail -1 | sed -E 's/.* calls=([0-9]+) .*/\1/')
 reported=$(python3 "$(dirname "$0")/../../scripts/amxblas-report" "$work/every.log" |
-           awk '$1 == "sgemm_" && $2 == "amx-fp32" { print $3 }')
+           awk '$1 == "sgemm_" && $2 == "fp32" { print $3 }')
 if [ "$reported" != "$last" ]; then
     echo "every: amxblas-report counts $reported calls, the last summary says $last"; failed=1
 else

@@ -1,0 +1,81 @@
+#include "shim/outlook.h"
+
+#include <mutex>
+
+#include "kernels/driver/emulated_gemm.h"
+#include "shim/config.h"
+#include "shim/hardware.h"
+#include "shim/log.h"
+
+namespace amxblas {
+
+namespace {
+
+// A call every rule of the configuration lets through, so that decide() answers only about
+// the machine and the backend asked for.
+GemmCall eligible_call(const Settings& s, Precision p) {
+    GemmCall c;
+    c.precision = p;
+    c.transa = c.transb = 'N';
+    c.m = c.n = c.k = c.lda = c.ldb = c.ldc = s.min_n > 0 ? s.min_n : 1;
+    c.alpha_is_zero = false;
+    return c;
+}
+
+// "AMXBLAS_FP64_PRODUCTS=6, 10, ... or auto" from the variant table.
+std::string fp64_hint() {
+    std::string s = "AMXBLAS_FP64_PRODUCTS=";
+    for (int p : kernels::kFp64Products) s += std::to_string(p) + ", ";
+    return s + "or auto";
+}
+
+}  // namespace
+
+std::string routing_outlook(const Settings& s, const Hardware& hw) {
+    const bool fp32 = s.fp32;
+    const bool fp64 = fp64_route(s.fp64_products) != Route::forward;
+    Settings both = s;
+    both.fp32 = true;
+    const Decision d = decide(eligible_call(both, Precision::fp32), both, hw);
+    const char* machine = d.route == Route::forward ? d.reason : nullptr;
+    if (!machine && (fp32 || fp64)) return "";
+
+    std::string line = "note: no GEMM will be routed with these settings on this machine: ";
+    if (machine) {
+        const char* asked = s.backend == BackendChoice::automatic
+                                ? "auto"
+                                : kernels::backend_name(kernels::kAllBackends[static_cast<int>(s.backend) - 1]);
+        line += std::string("AMXBLAS_BACKEND=") + asked +
+                (s.backend == BackendChoice::automatic ? " uses only the amx backend," : " is set,") +
+                " which this CPU cannot run (" + machine + ")";
+        if (!fp32 && !fp64) line += ", and";
+    }
+    if (!fp32 && !fp64) line += " AMXBLAS_FP32=0 and AMXBLAS_FP64_PRODUCTS=0 route neither precision";
+    line += ". To run the emulation anyway";
+    if (machine) {
+        line += " (to test it or study its accuracy; slower than the real BLAS without AMX), set";
+        const char* sep = " ";
+        for (kernels::Backend b : kernels::kAllBackends) {
+            if (!hw.can_run(b)) continue;
+            line += sep;
+            line += std::string("AMXBLAS_BACKEND=") + kernels::backend_name(b);
+            if (b == kernels::Backend::reference) line += " (portable, slow)";
+            sep = " or ";
+        }
+        if (!fp64) line += std::string(fp32 ? "; DGEMM and ZGEMM also need " : "; and AMXBLAS_FP32=1 or ") + fp64_hint();
+    } else {
+        line += ", set AMXBLAS_FP32=1 or " + fp64_hint();
+    }
+    line += " (amxblas-run: --backend, --fp32, --fp64-products)";
+    return line;
+}
+
+void log_routing_outlook_once() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const std::string line = routing_outlook(settings(), hardware());
+        if (!line.empty()) log_note(line.c_str());
+    });
+}
+
+}  // namespace amxblas
