@@ -7,8 +7,7 @@
 
 #include "kernels/runtime/per_participant.h"
 #include "kernels/runtime/thread_pool.h"
-#include "kernels/runtime/cpu_features.h"
-#include "kernels/certificate/fp64_certificate_loops.h"
+#include "kernels/isa/isa.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -46,12 +45,6 @@ struct ColumnScratch {
 
 }  // namespace
 
-namespace detail {
-const CertLoops& cert_loops() {
-    static const CertLoops loops = cert_loops_avx512_available() ? cert_loops_avx512() : cert_loops_portable();
-    return loops;
-}
-}  // namespace detail
 
 long fp64_repair_limit(int m, int n) {
     const long entries = long(m) * n;
@@ -155,7 +148,7 @@ bool fp64_certify(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, const
     // each a page fault inside that call (kernels_second_call_test).
     std::vector<ColumnScratch> scratch(static_cast<std::size_t>(parts), ColumnScratch(m));
     // rhs[i] and u00[i] of column j (the depth-independent halves of the test).
-    const detail::CertLoops& loops = detail::cert_loops();
+    const detail::CertLoops& loops = *isa_kernels().certificate;
     const auto column_halves = [&](int j, int who) -> ColumnScratch& {
         ColumnScratch& cs = scratch[std::size_t(who)];
         loops.halves(m, lhat + std::size_t(j) * ldl, a0.data(), row_inf.data(), s00, l_up, delta_b, delta_a * b0[j], tg,
@@ -238,17 +231,4 @@ bool fp64_certify(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, const
     return true;
 }
 
-namespace detail {
-
-#include "kernels/certificate/fp64_certificate_loops.inc"
-
-const CertLoops& cert_loops_portable() {
-    static const CertLoops loops{cert_halves, cert_pass_at, cert_need, cert_margin_at};
-    return loops;
-}
-
-// The question every kernels/isa/avx512/ file is picked by (kernels/runtime/cpu_features.h).
-bool cert_loops_avx512_available() { return cpu_has_avx512_split(); }
-
-}  // namespace detail
 }  // namespace amxblas::kernels

@@ -46,9 +46,10 @@ struct ReconstructKernels {
 void add_fp32_tile(const float* tile, int rows, int cols, float* acc, int ldacc);
 void widen_add_tile(const float* tiles, int rows, int cols, const double* scales, int count, double* acc, int ldacc);
 
+// Each instruction set's table (kernels/isa/<set>/).
 const ReconstructKernels& reconstruct_kernels_portable();
-const ReconstructKernels& reconstruct_kernels_avx512();  // the portable table when not built
-// AVX-512 when the CPU and OS can run it (cpu_has_avx512_split()), else portable.
+const ReconstructKernels& reconstruct_kernels_avx512();
+// The one the library uses: that of the process's instruction set (kernels/isa/isa.h).
 const ReconstructKernels& reconstruct_kernels();
 
 }  // namespace amxblas::kernels

@@ -109,11 +109,10 @@ bool gather_scale_rowmax_fp64_avx512(const double* src, std::size_t ld, const Bl
 void gather_split_fp32_avx512(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
                               bf16_t* s2);
 
+// Each instruction set's table (kernels/isa/<set>/): the split and the gathers of one set.
 const SplitKernels& split_kernels_portable();
-// The AVX-512 table (split_avx512.cc, pack_gather_avx512.cc). Callers check the
-// CPU first (cpu_has_avx512_split()).
 const SplitKernels& split_kernels_avx512();
-// The one the library uses: AVX-512 when the CPU and OS can run it, else portable.
+// The one the library uses: that of the process's instruction set (kernels/isa/isa.h).
 const SplitKernels& split_kernels();
 
 // max|A^(r)| -> sigma[r] = 0.75 * 2^(v(r) + rho); maxabs > 0 and finite.

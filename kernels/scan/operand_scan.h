@@ -14,16 +14,18 @@
 
 #include "kernels/common/gemm_types.h"
 #include "kernels/common/operand_summary.h"
+#include "kernels/isa/isa.h"
 
 namespace amxblas::kernels {
 
 
-// Which implementation scan_* use in this process.
-enum class ScanImpl { portable, avx512 };
-ScanImpl scan_impl();
-const char* scan_impl_name(ScanImpl impl);  // "portable", "avx512"
-// True when this CPU and OS run the AVX-512 scan (cpu_has_avx512_split()).
-bool scan_avx512_available();
+// Which implementation scan_* use in this process: the instruction set of kernels/isa/isas.def
+// this CPU runs (isa_here()); scan_*_with take another, and fall back to that one where the
+// CPU cannot run it.
+using ScanImpl = Isa;
+inline ScanImpl scan_impl() { return isa_here(); }
+inline const char* scan_impl_name(ScanImpl impl) { return isa_name(impl); }
+inline bool scan_avx512_available() { return isa_runs(Isa::avx512); }
 
 // threads: how many threads may share a large scan (the kernels' pool, as the routed call
 // will); the summary is the same for every count.
@@ -54,25 +56,5 @@ OperandScans scan_gemm_operands(const GemmArgs<double>& g, int threads = 1);
 OperandScans scan_gemm_operands(const GemmArgs<std::complex<float>>& g, int threads = 1);
 OperandScans scan_gemm_operands(const GemmArgs<std::complex<double>>& g, int threads = 1);
 
-namespace detail {
-// The running state of a scan: the minima start at +Inf ("none yet"), and finish() turns it
-// into an OperandSummary. Each run function merges one contiguous run of n values into it.
-struct ScanAcc {
-    bool nonfinite = false;
-    double max_abs = 0;
-    double min_abs;
-    double min_lowbit;
-    ScanAcc();
-    OperandSummary finish() const;
-};
-// Merges a run's results, given as the bit patterns of the largest and smallest nonzero |x|
-// (the +Inf pattern when the run had no nonzero finite entry).
-void merge_fp32(bool nonfinite, std::uint32_t max_bits, std::uint32_t min_bits, ScanAcc* acc);
-void merge_fp64(bool nonfinite, std::uint64_t max_bits, std::uint64_t min_bits, ScanAcc* acc);
-void scan_run_fp32_portable(const float* x, std::size_t n, ScanAcc* acc);
-void scan_run_fp64_portable(const double* x, std::size_t n, ScanAcc* acc);
-void scan_run_fp32_avx512(const float* x, std::size_t n, ScanAcc* acc);
-void scan_run_fp64_avx512(const double* x, std::size_t n, ScanAcc* acc);
-}  // namespace detail
 
 }  // namespace amxblas::kernels

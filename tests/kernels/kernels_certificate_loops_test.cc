@@ -1,4 +1,4 @@
-// The certificate's per-entry column loops (kernels/certificate/fp64_certificate_loops.h): the AVX-512 build
+// The certificate's per-entry column loops (kernels/isa/fp64_certificate_loops.h): the AVX-512 build
 // decides and reports exactly what the portable build does, and both agree with the test
 // written out entry by entry. Inputs include ties (lhs == rhs), zero bounds, exact-zero rows
 // (rhs = +inf) and lengths that leave vector remainders.
@@ -16,9 +16,10 @@ extern "C" {
 #include <cstring>
 #include <vector>
 
-#include "kernels/certificate/fp64_certificate_loops.h"
+#include "kernels/isa/isa.h"
 #include "tests/common/rng.h"
 
+using namespace amxblas::kernels;
 using namespace amxblas::kernels::detail;
 
 namespace {
@@ -109,7 +110,7 @@ void test_portable_matches_entrywise(void**) {
 }
 
 void test_avx512_matches_portable(void**) {
-    if (!cert_loops_avx512_available()) skip();
+    if (!isa_runs(Isa::avx512)) skip();
     int checked = 0;
     for (int m = 1; m <= 300; m += 13) {
         const Column c = make_column(m, 7 * m + 1);

@@ -1,7 +1,7 @@
-// The certificate's column loops built with -mavx512f (policy/CMakeLists.txt): the same source
-// as the portable build (fp64_certificate_loops.h), eight doubles a vector instead of two. Used
-// only after cert_loops_avx512_available() said yes.
-#include "kernels/certificate/fp64_certificate_loops.h"
+// The certificate's column loops built with the AVX-512 flags (sources.cmake): the same source
+// as the portable build (kernels/isa/fp64_certificate_loops.h), eight doubles a vector instead
+// of two. Used only where isa_runs(Isa::avx512).
+#include "kernels/isa/fp64_certificate_loops.h"
 
 namespace amxblas::kernels::detail {
 

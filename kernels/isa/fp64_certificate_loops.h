@@ -1,7 +1,8 @@
 // The certificate's per-entry loops over the rows i of one column j (kernels/certificate/fp64_certificate.cc
 // explains every term; docs/fp64-certificate.md proves them). One source
-// (fp64_certificate_loops.inc), built twice: plainly in fp64_certificate.cc and with -mavx512f
-// in fp64_certificate_avx512.cc, both with
+// (kernels/certificate/fp64_certificate_loops.inc), built once per instruction set: plainly in
+// kernels/isa/portable/fp64_certificate_portable.cc and with the AVX-512 flags in
+// kernels/isa/avx512/fp64_certificate_avx512.cc, both with
 // -ffp-contract=off and vectorised by the compiler. Each value is the proof's expression in the
 // proof's order, rounded per IEEE operation whatever the vector width, and no reduction is
 // reordered, so both builds decide every entry alike (tests/kernels/kernels_certificate_test.cc
@@ -33,12 +34,9 @@ struct CertLoops {
                       std::int64_t* failing, double* margin);
 };
 
+// Each instruction set's build (kernels/isa/isa.h picks one per process).
 const CertLoops& cert_loops_portable();
-const CertLoops& cert_loops_avx512();  // the portable ones where the build has no AVX-512 file
-bool cert_loops_avx512_available();
-// The loops this process uses: AVX-512 ones where the CPU has them (chosen once; the library
-// chooses at load time, kernels/runtime/process_state.h).
-const CertLoops& cert_loops();
+const CertLoops& cert_loops_avx512();
 
 }  // namespace detail
 }  // namespace amxblas::kernels

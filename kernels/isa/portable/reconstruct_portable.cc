@@ -1,7 +1,6 @@
-// Portable reconstruction (the definition; reconstruct_avx512.cc computes the same bits).
+// Portable reconstruction (the definition; every instruction set computes the same bits).
 #include "kernels/isa/reconstruct.h"
 
-#include "kernels/runtime/cpu_features.h"
 #include "kernels/isa/microkernel.h"
 
 namespace amxblas::kernels {
@@ -40,12 +39,6 @@ void widen_add_tile(const float* tiles, int rows, int cols, const double* scales
 
 const ReconstructKernels& reconstruct_kernels_portable() {
     static const ReconstructKernels k{add_fp32_portable, widen_add_portable};
-    return k;
-}
-
-const ReconstructKernels& reconstruct_kernels() {
-    static const ReconstructKernels& k =
-        cpu_has_avx512_split() ? reconstruct_kernels_avx512() : reconstruct_kernels_portable();
     return k;
 }
 

@@ -1,4 +1,5 @@
-// Portable split (the definition the AVX-512 version must match bit for bit).
+// Portable split and gathers (the definition the other instruction sets must match bit for bit),
+// and the split's instruction-set independent helpers (split.h).
 #include "kernels/isa/split.h"
 
 #include <algorithm>
@@ -6,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/runtime/cpu_features.h"
 #include "kernels/isa/microkernel.h"
 
 namespace amxblas::kernels {
@@ -166,11 +166,6 @@ const SplitKernels& split_kernels_portable() {
                                 gather_split_fp32_portable,
                                 gather_scale_fp64_portable,
                                 gather_scale_rowmax_fp64_portable};
-    return k;
-}
-
-const SplitKernels& split_kernels() {
-    static const SplitKernels& k = cpu_has_avx512_split() ? split_kernels_avx512() : split_kernels_portable();
     return k;
 }
 
