@@ -6,6 +6,7 @@
 #   --rc N                expected exit status (default 0)
 #   --count REGEX N       the log has exactly N lines matching the extended REGEX
 #   --output-has TEXT     the program's stdout+stderr contains TEXT
+#   --output-count TEXT N the program's stdout+stderr has exactly N lines containing TEXT
 #   --well-formed         every log line is a whole, well-formed per-call or summary line
 #                         (AMXBLAS_FP64_PRODUCTS=auto's products= margin= repaired= included)
 # The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
@@ -23,6 +24,7 @@ while [ $# -gt 0 ]; do
         --rc) rc_want=$2; shift 2 ;;
         --count) checks+=("count" "$2" "$3"); shift 3 ;;
         --output-has) checks+=("output" "$2" ""); shift 2 ;;
+        --output-count) checks+=("outcount" "$2" "$3"); shift 3 ;;
         --well-formed) checks+=("wellformed" "" ""); shift ;;
         --) shift; break ;;
         *) echo "preload_run.sh: unknown option $1"; exit 2 ;;
@@ -58,6 +60,11 @@ while [ $i -lt ${#checks[@]} ]; do
         output)
             if ! grep -q -F -- "$a" "$work/out"; then
                 echo "CHECK FAILED: output lacks '$a'"; fail=1
+            fi ;;
+        outcount)
+            got=$(grep -c -F -- "$a" "$work/out")
+            if [ "$got" != "$b" ]; then
+                echo "CHECK FAILED: $got output lines contain '$a', expected $b"; fail=1
             fi ;;
         wellformed)
             bad=$(grep -v -E -e "$call_re" -e "$summary_re" "$log" | head -5)
