@@ -86,9 +86,16 @@ struct SummaryRow {
     double seconds;
     double flops;
 };
+// The rows a process may need are few (its routines x the routes and reasons they took), but
+// their bound (every routine x every route x every reason) is far larger than a fixed table
+// should be. So a call whose row does not fit is counted in a row routine=other of its route
+// (without its reason), and the summary says so in a note: the totals always equal the calls
+// made, and routed, scaled and forwarded calls stay apart.
 constexpr int kMaxSummaryRows = 128;
 SummaryRow g_rows[kMaxSummaryRows];
 std::atomic<int> g_row_count{0};
+constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_auto) + 1;
+SummaryRow g_other[kRouteCount];  // per route, the calls no row had room for
 pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 // Calls counted in the rows, and how many of them the last written summary covered: a summary
 // is written only when it has something new, so a process writes it once (at exit, at a
@@ -126,7 +133,7 @@ struct Text {
     }
 };
 
-constexpr std::size_t kSummaryBytes = 256 + kMaxSummaryRows * 192;
+constexpr std::size_t kSummaryBytes = 512 + (kMaxSummaryRows + kRouteCount) * 192;
 char g_summary_text[kSummaryBytes];
 
 // The whole summary in one buffer, written with one write(2); async-signal-safe.
@@ -141,6 +148,13 @@ void write_summary() {
         if (g_rows[i].route == Route::forward) forwarded += g_rows[i].calls;
         if (g_rows[i].route == Route::beta_scale) scaled += g_rows[i].calls;
     }
+    long other_calls = 0;
+    for (const SummaryRow& r : g_other) {
+        other_calls += r.calls;
+        if (r.route == Route::forward) forwarded += r.calls;
+        if (r.route == Route::beta_scale) scaled += r.calls;
+    }
+    calls += other_calls;
     Text t{g_summary_text, g_summary_text + kSummaryBytes - 1};
     t.str("amxblas: summary pid=");
     t.num(static_cast<unsigned long long>(getpid()));
@@ -153,13 +167,15 @@ void write_summary() {
     t.str(" forwarded=");
     t.num(forwarded);
     t.str("\n");
-    for (int i = 0; i < rows; ++i) {
-        const SummaryRow& r = g_rows[i];
+    for (int i = 0; i < rows + kRouteCount; ++i) {
+        const bool other = i >= rows;
+        const SummaryRow& r = other ? g_other[i - rows] : g_rows[i];
+        if (other && r.calls == 0) continue;
         t.str("amxblas: summary routine=");
-        t.str(routine_name(r.routine));
+        t.str(other ? "other" : routine_name(r.routine));
         t.str(" route=");
         t.str(route_name(r.route));
-        if (r.reason) {
+        if (r.reason && !other) {
             t.str(" reason=");
             t.str(r.reason);
         }
@@ -170,6 +186,13 @@ void write_summary() {
         t.str(" gflops=");
         t.fixed(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0.0, 2);
         t.str("\n");
+    }
+    if (other_calls > 0) {
+        t.str("amxblas: note: the summary has ");
+        t.num(kMaxSummaryRows);
+        t.str(" rows of (routine, route, reason); ");
+        t.num(static_cast<unsigned long long>(other_calls));
+        t.str(" calls of further combinations are counted in the rows routine=other\n");
     }
     const int fd = g_log_fd.load(std::memory_order_acquire);
     write_all(fd >= 0 ? fd : STDERR_FILENO, g_summary_text, static_cast<size_t>(t.p - g_summary_text));
@@ -273,11 +296,11 @@ void add_to_summary(const CallRecord& rec) {
         g_rows[count] = SummaryRow{rec.routine, rec.route, rec.reason, 0, 0, 0};
         g_row_count.store(count + 1, std::memory_order_release);
     }
-    if (i < kMaxSummaryRows) {
-        g_rows[i].calls += 1;
-        g_rows[i].seconds += rec.seconds;
-        g_rows[i].flops += flops;
-    }
+    SummaryRow& row = i < kMaxSummaryRows ? g_rows[i] : g_other[static_cast<int>(rec.route)];
+    row.route = rec.route;
+    row.calls += 1;
+    row.seconds += rec.seconds;
+    row.flops += flops;
     g_calls_counted.fetch_add(1, std::memory_order_release);
     pthread_mutex_unlock(&g_rows_lock);
 
@@ -361,6 +384,7 @@ void log_after_fork() {
     g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
     g_log_fd_lock = PTHREAD_MUTEX_INITIALIZER;
     g_row_count.store(0);
+    for (SummaryRow& r : g_other) r = SummaryRow{};
     g_calls_counted.store(0);
     g_calls_summarised.store(0);
     g_summary_busy.store(0);
