@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,35 +30,89 @@ const char* rank_from_environment() {
 
 // The log's file descriptor, opened on first use (-1: not yet). A forked child whose
 // AMXBLAS_LOG has %p opens its own file (log_after_fork).
+//
+// The program owns the descriptor table: it may close the log's descriptor (a daemon's
+// close-all loop, a careless close(3)) and get the same number for a file of its own. So the
+// log remembers the device and inode of the file it opened and checks them with fstat(2)
+// before each write (one system call next to the write itself, and async-signal-safe, so the
+// summary's signal handler can do it too): when the descriptor is no longer the log's, the log
+// opens its file again (O_APPEND, so nothing is overwritten) on a new descriptor and never
+// writes to, or closes, the old number. A descriptor closed and reused by another thread
+// between the check and the write is not caught; closing a descriptor another thread may use
+// is already a bug of the program's. Reopening by path is cheaper than a descriptor the program
+// cannot take (there is no such thing), and needs no locking on the writers' path.
 std::atomic<int> g_log_fd{-1};
+std::atomic<unsigned long> g_log_dev{0}, g_log_ino{0};
+char g_log_path[4096];  // the expanded AMXBLAS_LOG; "" when the log is stderr
 pthread_mutex_t g_log_fd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool owns(int fd) {
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_dev == g_log_dev.load(std::memory_order_relaxed) &&
+           st.st_ino == g_log_ino.load(std::memory_order_relaxed);
+}
+
+// Opens g_log_path for appending and records its identity; -1 if it cannot be opened.
+int open_log_path() {
+    const int f = ::open(g_log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    struct stat st;
+    if (f < 0 || fstat(f, &st) != 0) return f < 0 ? -1 : (::close(f), -1);
+    g_log_dev.store(st.st_dev, std::memory_order_relaxed);
+    g_log_ino.store(st.st_ino, std::memory_order_relaxed);
+    return f;
+}
 
 int open_log() {
     const std::string& pattern = settings().log_path;
+    g_log_path[0] = '\0';
     if (pattern.empty()) return STDERR_FILENO;
-    char path[4096];
-    expand_log_path(pattern.c_str(), path, sizeof path);
-    const int f = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    // A path cut to fit would name another file: refused instead (PATH_MAX is 4,096 with the NUL).
+    const int length = expand_log_path(pattern.c_str(), g_log_path, sizeof g_log_path);
+    if (length >= static_cast<int>(sizeof g_log_path)) {
+        g_log_path[0] = '\0';
+        const std::string msg = "warning: AMXBLAS_LOG is longer than a path may be (" + std::to_string(length) +
+                                " characters once expanded, at most " + std::to_string(sizeof g_log_path - 1) +
+                                "): no log file is written; logging to stderr";
+        warning_message(msg.c_str());
+        return STDERR_FILENO;
+    }
+    const int f = open_log_path();
     if (f < 0) {
-        const std::string msg = std::string("warning: AMXBLAS_LOG=") + pattern + ": cannot open " + path +
+        const std::string msg = std::string("warning: AMXBLAS_LOG=") + pattern + ": cannot open " + g_log_path +
                                 " (" + std::strerror(errno) + "); logging to stderr";
+        g_log_path[0] = '\0';
         warning_message(msg.c_str());
         return STDERR_FILENO;
     }
     return f;
 }
 
+// The log's descriptor for a write from normal (not signal) context: opened on first use, and
+// opened again when the program has taken the old one (see above).
 int log_fd() {
     int fd = g_log_fd.load(std::memory_order_acquire);
-    if (fd >= 0) return fd;
+    if (fd == STDERR_FILENO || (fd >= 0 && owns(fd))) return fd;
     pthread_mutex_lock(&g_log_fd_lock);
     fd = g_log_fd.load(std::memory_order_relaxed);
     if (fd < 0) {
         fd = open_log();
-        g_log_fd.store(fd, std::memory_order_release);
+    } else if (fd != STDERR_FILENO && !owns(fd)) {
+        fd = open_log_path();
+        if (fd < 0) fd = STDERR_FILENO;  // the file went away: stderr, as when it cannot be opened
     }
+    g_log_fd.store(fd, std::memory_order_release);
     pthread_mutex_unlock(&g_log_fd_lock);
     return fd;
+}
+
+// The same for the summary, which may be written from a signal handler: no lock, nothing
+// stored; a descriptor opened here is returned in *opened for the caller to close.
+int summary_fd(int* opened) {
+    *opened = -1;
+    const int fd = g_log_fd.load(std::memory_order_acquire);
+    if (fd < 0 || fd == STDERR_FILENO || owns(fd)) return fd < 0 ? STDERR_FILENO : fd;
+    if (g_log_path[0]) *opened = ::open(g_log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    return *opened >= 0 ? *opened : STDERR_FILENO;
 }
 
 // The work the call asked for in real flops, 2mnk (8mnk for a complex routine: four real
@@ -194,8 +249,9 @@ void write_summary() {
         t.num(static_cast<unsigned long long>(other_calls));
         t.str(" calls of further combinations are counted in the rows routine=other\n");
     }
-    const int fd = g_log_fd.load(std::memory_order_acquire);
-    write_all(fd >= 0 ? fd : STDERR_FILENO, g_summary_text, static_cast<size_t>(t.p - g_summary_text));
+    int opened;
+    write_all(summary_fd(&opened), g_summary_text, static_cast<size_t>(t.p - g_summary_text));
+    if (opened >= 0) ::close(opened);
     g_calls_summarised.store(counted, std::memory_order_relaxed);
     timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -317,12 +373,13 @@ void add_to_summary(const CallRecord& rec) {
 
 }  // namespace
 
-void expand_log_path(const char* pattern, char* out, int size) {
-    int o = 0;
+int expand_log_path(const char* pattern, char* out, int size) {
+    int o = 0, length = 0;
     auto put = [&](const char* s) {
-        while (*s && o < size - 1) out[o++] = *s++;
+        for (; *s; ++s, ++length)
+            if (o < size - 1) out[o++] = *s;
     };
-    for (const char* p = pattern; *p && o < size - 1; ++p) {
+    for (const char* p = pattern; *p; ++p) {
         if (p[0] == '%' && p[1] == 'p') {
             char pid[32];
             std::snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
@@ -332,10 +389,12 @@ void expand_log_path(const char* pattern, char* out, int size) {
             put(rank_from_environment());
             ++p;
         } else {
-            out[o++] = *p;
+            const char c[2] = {*p, '\0'};
+            put(c);
         }
     }
     out[o] = '\0';
+    return length;
 }
 
 int format_call_line(const CallRecord& r, char* buf, int size) {
@@ -391,7 +450,7 @@ void log_after_fork() {
     g_last_summary_ns.store(0);
     const int fd = g_log_fd.load();
     if (fd > STDERR_FILENO && std::strstr(settings().log_path.c_str(), "%p")) {
-        ::close(fd);
+        if (owns(fd)) ::close(fd);  // a number the program has taken stays the program's
         g_log_fd.store(-1);
     }
 }

@@ -37,9 +37,11 @@ void log_call(const CallRecord& rec);
 // Formats the per-call line into buf (no trailing newline); returns its length. For tests.
 int format_call_line(const CallRecord& rec, char* buf, int size);
 
-// Expands %p (pid) and %r (rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, else 0).
-// For tests; the log uses it on AMXBLAS_LOG.
-void expand_log_path(const char* pattern, char* out, int size);
+// Expands %p (pid) and %r (rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, else 0)
+// into out, cut to size - 1 characters; returns the whole expansion's length, as snprintf does
+// (the log refuses an AMXBLAS_LOG that does not fit rather than open the cut path). For tests;
+// the log uses it on AMXBLAS_LOG.
+int expand_log_path(const char* pattern, char* out, int size);
 
 // One informational line in the log ("amxblas: " + text) when AMXBLAS_VERBOSE >= 1.
 void log_note(const char* text);

@@ -7,6 +7,7 @@
 #   --count REGEX N       the log has exactly N lines matching the extended REGEX
 #   --output-has TEXT     the program's stdout+stderr contains TEXT
 #   --output-count TEXT N the program's stdout+stderr has exactly N lines containing TEXT
+#   --no-files DIR        DIR, emptied before the run, holds no file after it
 #   --well-formed         every log line is a whole, well-formed per-call or summary line
 #                         (AMXBLAS_FP64_PRODUCTS=auto's products= margin= repaired= included)
 # The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
@@ -26,18 +27,22 @@ while [ $# -gt 0 ]; do
         --output-has) checks+=("output" "$2" ""); shift 2 ;;
         --output-count) checks+=("outcount" "$2" "$3"); shift 3 ;;
         --well-formed) checks+=("wellformed" "" ""); shift ;;
+        --no-files) checks+=("nofiles" "$2" ""); shift 2 ;;
         --) shift; break ;;
         *) echo "preload_run.sh: unknown option $1"; exit 2 ;;
     esac
 done
 for e in "${envs[@]}"; do case $e in AMXBLAS_LOG=*) log=${e#AMXBLAS_LOG=} ;; esac; done
 
+for ((j = 0; j < ${#checks[@]}; j += 3)); do
+    [ "${checks[$j]}" = nofiles ] && find "${checks[$((j + 1))]}" -mindepth 1 -delete
+done
 env "${envs[@]}" LD_PRELOAD="$lib" "$@" >"$work/out" 2>&1
 rc=$?
 cat "$work/out"
 fail=0
 if [ "$rc" != "$rc_want" ]; then echo "CHECK FAILED: exit status $rc, expected $rc_want"; fail=1; fi
-touch "$log"
+touch "$log" 2>/dev/null
 # The emulated routes' names: the variant table's route column.
 variants=$(dirname "$0")/../../kernels/variants.def
 routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | paste -sd'|')
@@ -67,6 +72,10 @@ while [ $i -lt ${#checks[@]} ]; do
             got=$(grep -c -F -- "$a" "$work/out")
             if [ "$got" != "$b" ]; then
                 echo "CHECK FAILED: $got output lines contain '$a', expected $b"; fail=1
+            fi ;;
+        nofiles)
+            if [ -n "$(find "$a" -type f | head -1)" ]; then
+                echo "CHECK FAILED: files were written in $a:"; find "$a" -type f | head -5; fail=1
             fi ;;
         wellformed)
             bad=$(grep -v -E -e "$call_re" -e "$summary_re" -e "$note_re" "$log" | head -5)
