@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 
 #include "shim/config.h"
 #include "shim/messages.h"
+#include "shim/summary_signals.h"
 
 namespace amxblas {
 
@@ -159,6 +159,12 @@ std::atomic<long> g_calls_counted{0};
 std::atomic<long> g_calls_summarised{0};
 std::atomic<int> g_summary_busy{0};
 std::atomic<long> g_last_summary_ns{0};
+// A call has started in this process (it may still be running: a signal during the process's
+// first call still gets a summary, calls=0), and no summary has been written yet.
+std::atomic<bool> g_call_started{false};
+std::atomic<bool> g_summary_written{false};
+// The process the counts belong to: a vfork() child shares them, and must not write them.
+std::atomic<long> g_summary_pid{0};
 
 // Appends text to a fixed buffer, truncating; async-signal-safe.
 struct Text {
@@ -194,7 +200,9 @@ char g_summary_text[kSummaryBytes];
 // The whole summary in one buffer, written with one write(2); async-signal-safe.
 void write_summary() {
     const long counted = g_calls_counted.load(std::memory_order_acquire);
-    if (counted <= g_calls_summarised.load(std::memory_order_relaxed)) return;
+    if (counted <= g_calls_summarised.load(std::memory_order_relaxed) &&
+        (g_summary_written.load(std::memory_order_relaxed) || !g_call_started.load(std::memory_order_relaxed)))
+        return;
     if (g_summary_busy.exchange(1)) return;  // another thread is writing it right now
     const int rows = g_row_count.load(std::memory_order_acquire);
     long calls = 0, forwarded = 0, scaled = 0;
@@ -253,89 +261,26 @@ void write_summary() {
     write_all(summary_fd(&opened), g_summary_text, static_cast<size_t>(t.p - g_summary_text));
     if (opened >= 0) ::close(opened);
     g_calls_summarised.store(counted, std::memory_order_relaxed);
+    g_summary_written.store(true, std::memory_order_relaxed);
     timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     g_last_summary_ns.store(now.tv_sec * 1000000000L + now.tv_nsec, std::memory_order_relaxed);
     g_summary_busy.store(0);
 }
 
-// --- Terminating signals (AMXBLAS_VERBOSE >= 1 only). --------------------------------------
-// SIGTERM (batch systems, mpirun after MPI_Abort), SIGINT and SIGHUP end most programs without
-// exit(), so atexit never runs. For each of them that is not ignored when the summary starts,
-// a handler writes the summary and then does what would have happened without the library:
-// the program's earlier handler is called (with its SA_SIGINFO arguments), or the default action
-// is taken again (the process still dies by the signal, with the same status). A handler the
-// program installs later replaces this one; if it calls this one in turn, the summary is
-// written and control returns to it.
-constexpr int kSummarySignals[] = {SIGHUP, SIGINT, SIGTERM};
-constexpr int kSignalCount = sizeof kSummarySignals / sizeof kSummarySignals[0];
-struct sigaction g_previous[kSignalCount];
+void print_summary() { write_summary_now(); }
 
-void on_terminating_signal(int sig, siginfo_t* info, void* context) {
-    const int saved_errno = errno;
-    write_summary();
-    int i = 0;
-    while (i < kSignalCount && kSummarySignals[i] != sig) ++i;
-    struct sigaction now;
-    sigaction(sig, nullptr, &now);
-    const bool still_ours = (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_terminating_signal;
-    if (i == kSignalCount || !still_ours) {  // called by a handler installed after this one
-        errno = saved_errno;
-        return;
-    }
-    const struct sigaction& prev = g_previous[i];
-    if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_DFL) {
-        // Blocked while this handler runs: delivered, with the default action, on return.
-        sigaction(sig, &prev, nullptr);
-        raise(sig);
-    } else if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_IGN) {
-        // ignored before the handler went in (a race with the program): still ignored
-    } else {
-        if (prev.sa_flags & SA_RESETHAND) {
-            struct sigaction dfl = {};
-            dfl.sa_handler = SIG_DFL;
-            sigaction(sig, &dfl, nullptr);
-        }
-        if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
-        else prev.sa_handler(sig);
-    }
-    errno = saved_errno;
-}
-
-void install_summary_signal_handlers() {
-    for (int i = 0; i < kSignalCount; ++i) {
-        const int sig = kSummarySignals[i];
-        struct sigaction cur;
-        if (sigaction(sig, nullptr, &cur) != 0) continue;
-        if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;  // nohup, &
-        struct sigaction sa = {};
-        sa.sa_sigaction = on_terminating_signal;
-        const bool program_handler = (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL;
-        // Keep the program's handler's mask and flags, so its signal behaves as before.
-        sa.sa_mask = program_handler ? cur.sa_mask : sa.sa_mask;
-        if (!program_handler) sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_SIGINFO | (program_handler ? (cur.sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER))
-                                                    : SA_RESTART);
-        sigaction(sig, &sa, &g_previous[i]);
-    }
-}
-
-void print_summary() { write_summary(); }
-
-// Registered with the first call counted: the log is opened then, so that the handlers never
-// open it.
+// At the start of the first call: the log is opened then, so that the handlers never open it,
+// and the signal handlers are in place for as long as any call runs.
 void start_summary() {
+    g_summary_pid.store(getpid(), std::memory_order_relaxed);
     log_fd();
     std::atexit(print_summary);
     install_summary_signal_handlers();
 }
 
 void add_to_summary(const CallRecord& rec) {
-    // std::call_once, not a static's guard: glibc's pthread_once lets a child forked while
-    // another thread was inside start_summary() run it again instead of waiting for a thread
-    // it does not have (shim/after_fork.cc).
-    static std::once_flag started;
-    std::call_once(started, start_summary);
+    log_call_started();
     const double flops = call_flops(rec.routine, rec.m, rec.n, rec.k);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;
@@ -421,6 +366,20 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
     return n < size ? n : size - 1;
 }
 
+void log_call_started() {
+    if (g_call_started.load(std::memory_order_relaxed) || settings().verbose < 1) return;
+    // std::call_once, not a static's guard: glibc's pthread_once lets a child forked while
+    // another thread was inside start_summary() run it again instead of waiting for a thread
+    // it does not have (shim/after_fork.cc).
+    static std::once_flag started;
+    std::call_once(started, start_summary);
+    g_call_started.store(true, std::memory_order_relaxed);
+}
+
+void write_summary_now() {
+    if (g_summary_pid.load(std::memory_order_relaxed) == getpid()) write_summary();
+}
+
 void log_call(const CallRecord& rec) {
     const int verbose = settings().verbose;
     if (verbose >= 2) {
@@ -448,6 +407,9 @@ void log_after_fork() {
     g_calls_summarised.store(0);
     g_summary_busy.store(0);
     g_last_summary_ns.store(0);
+    g_call_started.store(false);
+    g_summary_written.store(false);
+    g_summary_pid.store(getpid());
     const int fd = g_log_fd.load();
     if (fd > STDERR_FILENO && std::strstr(settings().log_path.c_str(), "%p")) {
         if (owns(fd)) ::close(fd);  // a number the program has taken stays the program's
