@@ -62,6 +62,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     using Clock = std::chrono::steady_clock;
     const Settings& s = settings();
     const bool timed = s.verbose > 0;
+    if (timed) log_call_started();
     const Clock::time_point start = timed ? Clock::now() : Clock::time_point{};
 
     GemmCall call;

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +16,7 @@
 
 #include "shim/config.h"
 #include "shim/messages.h"
+#include "shim/summary_signals.h"
 
 namespace amxblas {
 
@@ -29,35 +30,90 @@ const char* rank_from_environment() {
 
 // The log's file descriptor, opened on first use (-1: not yet). A forked child whose
 // AMXBLAS_LOG has %p opens its own file (log_after_fork).
+//
+// The program owns the descriptor table: it may close the log's descriptor (a daemon's
+// close-all loop, a careless close(3)) and get the same number for a file of its own. So the
+// log remembers the device and inode of the file it opened and checks them with fstat(2)
+// before each write (one system call next to the write itself, and async-signal-safe, so the
+// summary's signal handler can do it too): when the descriptor is no longer the log's, the log
+// opens its file again (O_APPEND, so nothing is overwritten) on a new descriptor and never
+// writes to, or closes, the old number. A descriptor closed and reused by another thread
+// between the check and the write is not caught; closing a descriptor another thread may use
+// is already a bug of the program's. Chosen over opening the file for every line (two more
+// system calls per line, and no cheaper way exists to hold a descriptor the program cannot
+// close); the check needs no lock on the writers' path.
 std::atomic<int> g_log_fd{-1};
+std::atomic<unsigned long> g_log_dev{0}, g_log_ino{0};
+char g_log_path[4096];  // the expanded AMXBLAS_LOG; "" when the log is stderr
 pthread_mutex_t g_log_fd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool owns(int fd) {
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_dev == g_log_dev.load(std::memory_order_relaxed) &&
+           st.st_ino == g_log_ino.load(std::memory_order_relaxed);
+}
+
+// Opens g_log_path for appending and records its identity; -1 if it cannot be opened.
+int open_log_path() {
+    const int f = ::open(g_log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    struct stat st;
+    if (f < 0 || fstat(f, &st) != 0) return f < 0 ? -1 : (::close(f), -1);
+    g_log_dev.store(st.st_dev, std::memory_order_relaxed);
+    g_log_ino.store(st.st_ino, std::memory_order_relaxed);
+    return f;
+}
 
 int open_log() {
     const std::string& pattern = settings().log_path;
+    g_log_path[0] = '\0';
     if (pattern.empty()) return STDERR_FILENO;
-    char path[4096];
-    expand_log_path(pattern.c_str(), path, sizeof path);
-    const int f = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    // A path cut to fit would name another file: refused instead (PATH_MAX is 4,096 with the NUL).
+    const int length = expand_log_path(pattern.c_str(), g_log_path, sizeof g_log_path);
+    if (length >= static_cast<int>(sizeof g_log_path)) {
+        g_log_path[0] = '\0';
+        const std::string msg = "warning: AMXBLAS_LOG is longer than a path may be (" + std::to_string(length) +
+                                " characters once expanded, at most " + std::to_string(sizeof g_log_path - 1) +
+                                "): no log file is written; logging to stderr";
+        warning_message(msg.c_str());
+        return STDERR_FILENO;
+    }
+    const int f = open_log_path();
     if (f < 0) {
-        const std::string msg = std::string("warning: AMXBLAS_LOG=") + pattern + ": cannot open " + path +
+        const std::string msg = std::string("warning: AMXBLAS_LOG=") + pattern + ": cannot open " + g_log_path +
                                 " (" + std::strerror(errno) + "); logging to stderr";
+        g_log_path[0] = '\0';
         warning_message(msg.c_str());
         return STDERR_FILENO;
     }
     return f;
 }
 
+// The log's descriptor for a write from normal (not signal) context: opened on first use, and
+// opened again when the program has taken the old one (see above).
 int log_fd() {
     int fd = g_log_fd.load(std::memory_order_acquire);
-    if (fd >= 0) return fd;
+    if (fd == STDERR_FILENO || (fd >= 0 && owns(fd))) return fd;
     pthread_mutex_lock(&g_log_fd_lock);
     fd = g_log_fd.load(std::memory_order_relaxed);
     if (fd < 0) {
         fd = open_log();
-        g_log_fd.store(fd, std::memory_order_release);
+    } else if (fd != STDERR_FILENO && !owns(fd)) {
+        fd = open_log_path();
+        if (fd < 0) fd = STDERR_FILENO;  // the file went away: stderr, as when it cannot be opened
     }
+    g_log_fd.store(fd, std::memory_order_release);
     pthread_mutex_unlock(&g_log_fd_lock);
     return fd;
+}
+
+// The same for the summary, which may be written from a signal handler: no lock, nothing
+// stored; a descriptor opened here is returned in *opened for the caller to close.
+int summary_fd(int* opened) {
+    *opened = -1;
+    const int fd = g_log_fd.load(std::memory_order_acquire);
+    if (fd < 0 || fd == STDERR_FILENO || owns(fd)) return fd < 0 ? STDERR_FILENO : fd;
+    if (g_log_path[0]) *opened = ::open(g_log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    return *opened >= 0 ? *opened : STDERR_FILENO;
 }
 
 // The work the call asked for in real flops, 2mnk (8mnk for a complex routine: four real
@@ -89,9 +145,16 @@ struct SummaryRow {
     double seconds;
     double flops;
 };
+// The rows a process may need are few (its routines x the routes and reasons they took), but
+// their bound (every routine x every route x every reason) is far larger than a fixed table
+// should be. So a call whose row does not fit is counted in a row routine=other of its route
+// (without its reason), and the summary says so in a note: the totals always equal the calls
+// made, and routed, scaled and forwarded calls stay apart.
 constexpr int kMaxSummaryRows = 128;
 SummaryRow g_rows[kMaxSummaryRows];
 std::atomic<int> g_row_count{0};
+constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_auto) + 1;
+SummaryRow g_other[kRouteCount];  // per route, the calls no row had room for
 pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 // Calls counted in the rows, and how many of them the last written summary covered: a summary
 // is written only when it has something new, so a process writes it once (at exit, at a
@@ -100,6 +163,12 @@ std::atomic<long> g_calls_counted{0};
 std::atomic<long> g_calls_summarised{0};
 std::atomic<int> g_summary_busy{0};
 std::atomic<long> g_last_summary_ns{0};
+// A call has started in this process (it may still be running: a signal during the process's
+// first call still gets a summary, calls=0), and no summary has been written yet.
+std::atomic<bool> g_call_started{false};
+std::atomic<bool> g_summary_written{false};
+// The process the counts belong to: a vfork() child shares them, and must not write them.
+std::atomic<long> g_summary_pid{0};
 
 // Appends text to a fixed buffer, truncating; async-signal-safe.
 struct Text {
@@ -129,13 +198,15 @@ struct Text {
     }
 };
 
-constexpr std::size_t kSummaryBytes = 256 + kMaxSummaryRows * 192;
+constexpr std::size_t kSummaryBytes = 512 + (kMaxSummaryRows + kRouteCount) * 192;
 char g_summary_text[kSummaryBytes];
 
 // The whole summary in one buffer, written with one write(2); async-signal-safe.
 void write_summary() {
     const long counted = g_calls_counted.load(std::memory_order_acquire);
-    if (counted <= g_calls_summarised.load(std::memory_order_relaxed)) return;
+    if (counted <= g_calls_summarised.load(std::memory_order_relaxed) &&
+        (g_summary_written.load(std::memory_order_relaxed) || !g_call_started.load(std::memory_order_relaxed)))
+        return;
     if (g_summary_busy.exchange(1)) return;  // another thread is writing it right now
     const int rows = g_row_count.load(std::memory_order_acquire);
     long calls = 0, forwarded = 0, scaled = 0;
@@ -144,6 +215,13 @@ void write_summary() {
         if (g_rows[i].route == Route::forward) forwarded += g_rows[i].calls;
         if (g_rows[i].route == Route::beta_scale) scaled += g_rows[i].calls;
     }
+    long other_calls = 0;
+    for (const SummaryRow& r : g_other) {
+        other_calls += r.calls;
+        if (r.route == Route::forward) forwarded += r.calls;
+        if (r.route == Route::beta_scale) scaled += r.calls;
+    }
+    calls += other_calls;
     Text t{g_summary_text, g_summary_text + kSummaryBytes - 1};
     t.str("amxblas: summary pid=");
     t.num(static_cast<unsigned long long>(getpid()));
@@ -156,13 +234,15 @@ void write_summary() {
     t.str(" forwarded=");
     t.num(forwarded);
     t.str("\n");
-    for (int i = 0; i < rows; ++i) {
-        const SummaryRow& r = g_rows[i];
+    for (int i = 0; i < rows + kRouteCount; ++i) {
+        const bool other = i >= rows;
+        const SummaryRow& r = other ? g_other[i - rows] : g_rows[i];
+        if (other && r.calls == 0) continue;
         t.str("amxblas: summary routine=");
-        t.str(routine_name(r.routine));
+        t.str(other ? "other" : routine_name(r.routine));
         t.str(" route=");
         t.str(route_name(r.route));
-        if (r.reason) {
+        if (r.reason && !other) {
             t.str(" reason=");
             t.str(r.reason);
         }
@@ -174,92 +254,37 @@ void write_summary() {
         t.fixed(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0.0, 2);
         t.str("\n");
     }
-    const int fd = g_log_fd.load(std::memory_order_acquire);
-    write_all(fd >= 0 ? fd : STDERR_FILENO, g_summary_text, static_cast<size_t>(t.p - g_summary_text));
+    if (other_calls > 0) {
+        t.str("amxblas: note: the summary has ");
+        t.num(kMaxSummaryRows);
+        t.str(" rows of (routine, route, reason); ");
+        t.num(static_cast<unsigned long long>(other_calls));
+        t.str(" calls of further combinations are counted in the rows routine=other\n");
+    }
+    int opened;
+    write_all(summary_fd(&opened), g_summary_text, static_cast<size_t>(t.p - g_summary_text));
+    if (opened >= 0) ::close(opened);
     g_calls_summarised.store(counted, std::memory_order_relaxed);
+    g_summary_written.store(true, std::memory_order_relaxed);
     timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     g_last_summary_ns.store(now.tv_sec * 1000000000L + now.tv_nsec, std::memory_order_relaxed);
     g_summary_busy.store(0);
 }
 
-// --- Terminating signals (AMXBLAS_VERBOSE >= 1 only). --------------------------------------
-// SIGTERM (batch systems, mpirun after MPI_Abort), SIGINT and SIGHUP end most programs without
-// exit(), so atexit never runs. For each of them that is not ignored when the summary starts,
-// a handler writes the summary and then does what would have happened without the library:
-// the program's earlier handler is called (with its SA_SIGINFO arguments), or the default action
-// is taken again (the process still dies by the signal, with the same status). A handler the
-// program installs later replaces this one; if it calls this one in turn, the summary is
-// written and control returns to it.
-constexpr int kSummarySignals[] = {SIGHUP, SIGINT, SIGTERM};
-constexpr int kSignalCount = sizeof kSummarySignals / sizeof kSummarySignals[0];
-struct sigaction g_previous[kSignalCount];
+void print_summary() { write_summary_now(); }
 
-void on_terminating_signal(int sig, siginfo_t* info, void* context) {
-    const int saved_errno = errno;
-    write_summary();
-    int i = 0;
-    while (i < kSignalCount && kSummarySignals[i] != sig) ++i;
-    struct sigaction now;
-    sigaction(sig, nullptr, &now);
-    const bool still_ours = (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_terminating_signal;
-    if (i == kSignalCount || !still_ours) {  // called by a handler installed after this one
-        errno = saved_errno;
-        return;
-    }
-    const struct sigaction& prev = g_previous[i];
-    if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_DFL) {
-        // Blocked while this handler runs: delivered, with the default action, on return.
-        sigaction(sig, &prev, nullptr);
-        raise(sig);
-    } else if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_IGN) {
-        // ignored before the handler went in (a race with the program): still ignored
-    } else {
-        if (prev.sa_flags & SA_RESETHAND) {
-            struct sigaction dfl = {};
-            dfl.sa_handler = SIG_DFL;
-            sigaction(sig, &dfl, nullptr);
-        }
-        if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
-        else prev.sa_handler(sig);
-    }
-    errno = saved_errno;
-}
-
-void install_summary_signal_handlers() {
-    for (int i = 0; i < kSignalCount; ++i) {
-        const int sig = kSummarySignals[i];
-        struct sigaction cur;
-        if (sigaction(sig, nullptr, &cur) != 0) continue;
-        if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;  // nohup, &
-        struct sigaction sa = {};
-        sa.sa_sigaction = on_terminating_signal;
-        const bool program_handler = (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL;
-        // Keep the program's handler's mask and flags, so its signal behaves as before.
-        sa.sa_mask = program_handler ? cur.sa_mask : sa.sa_mask;
-        if (!program_handler) sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_SIGINFO | (program_handler ? (cur.sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER))
-                                                    : SA_RESTART);
-        sigaction(sig, &sa, &g_previous[i]);
-    }
-}
-
-void print_summary() { write_summary(); }
-
-// Registered with the first call counted: the log is opened then, so that the handlers never
-// open it.
+// At the start of the first call: the log is opened then, so that the handlers never open it,
+// and the signal handlers are in place for as long as any call runs.
 void start_summary() {
+    g_summary_pid.store(getpid(), std::memory_order_relaxed);
     log_fd();
     std::atexit(print_summary);
     install_summary_signal_handlers();
 }
 
 void add_to_summary(const CallRecord& rec) {
-    // std::call_once, not a static's guard: glibc's pthread_once lets a child forked while
-    // another thread was inside start_summary() run it again instead of waiting for a thread
-    // it does not have (shim/after_fork.cc).
-    static std::once_flag started;
-    std::call_once(started, start_summary);
+    log_call_started();
     const double flops = call_flops(rec);
     pthread_mutex_lock(&g_rows_lock);
     int i = 0;
@@ -276,11 +301,11 @@ void add_to_summary(const CallRecord& rec) {
         g_rows[count] = SummaryRow{rec.routine, rec.route, rec.reason, 0, 0, 0};
         g_row_count.store(count + 1, std::memory_order_release);
     }
-    if (i < kMaxSummaryRows) {
-        g_rows[i].calls += 1;
-        g_rows[i].seconds += rec.seconds;
-        g_rows[i].flops += flops;
-    }
+    SummaryRow& row = i < kMaxSummaryRows ? g_rows[i] : g_other[static_cast<int>(rec.route)];
+    row.route = rec.route;
+    row.calls += 1;
+    row.seconds += rec.seconds;
+    row.flops += flops;
     g_calls_counted.fetch_add(1, std::memory_order_release);
     pthread_mutex_unlock(&g_rows_lock);
 
@@ -297,12 +322,13 @@ void add_to_summary(const CallRecord& rec) {
 
 }  // namespace
 
-void expand_log_path(const char* pattern, char* out, int size) {
-    int o = 0;
+int expand_log_path(const char* pattern, char* out, int size) {
+    int o = 0, length = 0;
     auto put = [&](const char* s) {
-        while (*s && o < size - 1) out[o++] = *s++;
+        for (; *s; ++s, ++length)
+            if (o < size - 1) out[o++] = *s;
     };
-    for (const char* p = pattern; *p && o < size - 1; ++p) {
+    for (const char* p = pattern; *p; ++p) {
         if (p[0] == '%' && p[1] == 'p') {
             char pid[32];
             std::snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
@@ -312,10 +338,12 @@ void expand_log_path(const char* pattern, char* out, int size) {
             put(rank_from_environment());
             ++p;
         } else {
-            out[o++] = *p;
+            const char c[2] = {*p, '\0'};
+            put(c);
         }
     }
     out[o] = '\0';
+    return length;
 }
 
 int format_call_line(const CallRecord& r, char* buf, int size) {
@@ -342,6 +370,20 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
     return n < size ? n : size - 1;
 }
 
+void log_call_started() {
+    if (g_call_started.load(std::memory_order_relaxed) || settings().verbose < 1) return;
+    // std::call_once, not a static's guard: glibc's pthread_once lets a child forked while
+    // another thread was inside start_summary() run it again instead of waiting for a thread
+    // it does not have (shim/after_fork.cc).
+    static std::once_flag started;
+    std::call_once(started, start_summary);
+    g_call_started.store(true, std::memory_order_relaxed);
+}
+
+void write_summary_now() {
+    if (g_summary_pid.load(std::memory_order_relaxed) == getpid()) write_summary();
+}
+
 void log_call(const CallRecord& rec) {
     const int verbose = settings().verbose;
     if (verbose >= 2) {
@@ -364,13 +406,17 @@ void log_after_fork() {
     g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
     g_log_fd_lock = PTHREAD_MUTEX_INITIALIZER;
     g_row_count.store(0);
+    for (SummaryRow& r : g_other) r = SummaryRow{};
     g_calls_counted.store(0);
     g_calls_summarised.store(0);
     g_summary_busy.store(0);
     g_last_summary_ns.store(0);
+    g_call_started.store(false);
+    g_summary_written.store(false);
+    g_summary_pid.store(getpid());
     const int fd = g_log_fd.load();
     if (fd > STDERR_FILENO && std::strstr(settings().log_path.c_str(), "%p")) {
-        ::close(fd);
+        if (owns(fd)) ::close(fd);  // a number the program has taken stays the program's
         g_log_fd.store(-1);
     }
 }

@@ -1,6 +1,6 @@
 // The routing log. AMXBLAS_VERBOSE=2 writes one line per call; AMXBLAS_VERBOSE>=1 writes a
-// summary per routine and route (and forward reason) when the process exits, or when SIGTERM,
-// SIGINT or SIGHUP ends it, and every AMXBLAS_SUMMARY_EVERY seconds if that is set. Each line is one
+// summary per routine and route (and forward reason) when the process exits (exit or _exit),
+// or when SIGTERM, SIGINT or SIGHUP ends it (shim/summary_signals.cc), and every AMXBLAS_SUMMARY_EVERY seconds if that is set. Each line is one
 // write(2), so lines of concurrent threads and processes never interleave. The destination is
 // AMXBLAS_LOG (appended to; %p becomes the pid, %r the MPI rank) or stderr.
 #pragma once
@@ -37,9 +37,19 @@ void log_call(const CallRecord& rec);
 // Formats the per-call line into buf (no trailing newline); returns its length. For tests.
 int format_call_line(const CallRecord& rec, char* buf, int size);
 
-// Expands %p (pid) and %r (rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, else 0).
-// For tests; the log uses it on AMXBLAS_LOG.
-void expand_log_path(const char* pattern, char* out, int size);
+// Expands %p (pid) and %r (rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, else 0)
+// into out, cut to size - 1 characters; returns the whole expansion's length, as snprintf does
+// (the log refuses an AMXBLAS_LOG that does not fit rather than open the cut path). For tests;
+// the log uses it on AMXBLAS_LOG.
+int expand_log_path(const char* pattern, char* out, int size);
+
+// At the start of every call (AMXBLAS_VERBOSE >= 1): the first one opens the log and puts the
+// summary's exit and signal handlers in place, so that a signal during it gets a summary too.
+void log_call_started();
+
+// Writes the summary if this process has calls it has not summarised (or has started one and
+// written none); async-signal-safe. For the process-end hooks (shim/process_hooks.cc).
+void write_summary_now();
 
 // One informational line in the log ("amxblas: " + text) when AMXBLAS_VERBOSE >= 1.
 void log_note(const char* text);

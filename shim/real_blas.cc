@@ -57,40 +57,6 @@ bool is_our_own(void* p) {
     return ours.dli_fbase == theirs.dli_fbase;
 }
 
-// The library used when the program has no BLAS of its own, opened once.
-struct Fallback {
-    void* handle = nullptr;
-    std::string description;  // what was tried, for the error message
-};
-
-const Fallback& fallback() {
-    static const Fallback fb = [] {
-        Fallback f;
-        const std::string& named = settings().fallback;
-        if (!named.empty()) {
-            f.handle = dlopen(named.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (!f.handle) {
-                const char* err = dlerror();
-                die("AMXBLAS_FALLBACK=" + named + " cannot be loaded: " +
-                    (err ? err : "unknown error"));
-            }
-            f.description = "AMXBLAS_FALLBACK=" + named;
-            return f;
-        }
-        for (const char* candidate : {"libopenblas.so.0", "libblas.so.3"}) {
-            f.handle = dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
-            if (f.handle && !is_our_own(f.handle)) {
-                f.description = candidate;
-                return f;
-            }
-            f.handle = nullptr;
-        }
-        f.description = "libopenblas.so.0 and libblas.so.3 (neither could be loaded)";
-        return f;
-    }();
-    return fb;
-}
-
 // The integer width of the library that holds the routine at p: its DDOT (Fortran, else
 // CBLAS) is called with N whose low 32 bits are 2 and whose 64-bit value is negative.
 // 32 or 64; 0 when the library has neither DDOT.
@@ -117,6 +83,84 @@ int library_index_bits(void* p) {
     else if (void* g = own("cblas_ddot")) dot = reinterpret_cast<CblasDdot*>(g)(n, x, 1, y, 1);
     dlclose(handle);
     return dot == 2 ? 32 : dot == 0 ? 64 : 0;
+}
+
+// The integer width of a library by its handle: that of its own GEMM or DDOT (0: unknown).
+int handle_index_bits(void* handle) {
+    for (const char* sym : {"dgemm_", "sgemm_", "cblas_dgemm", "ddot_"})
+        if (void* p = dlsym(handle, sym)) return library_index_bits(p);
+    return 0;
+}
+
+// AMXBLAS_FALLBACK, opened once (nullptr when unset); an error if it cannot be loaded: no
+// silent second choice.
+struct NamedFallback {
+    void* handle = nullptr;
+    int bits = 0;
+};
+
+const NamedFallback& named_fallback() {
+    static const NamedFallback nf = [] {
+        NamedFallback f;
+        const std::string& named = settings().fallback;
+        if (named.empty()) return f;
+        f.handle = dlopen(named.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!f.handle) {
+            const char* err = dlerror();
+            die("AMXBLAS_FALLBACK=" + named + " cannot be loaded: " + (err ? err : "unknown error"));
+        }
+        f.bits = handle_index_bits(f.handle);
+        return f;
+    }();
+    return nf;
+}
+
+// The library for the plain (32-bit-integer) names when the program has no BLAS of its own,
+// opened once. An ILP64 library can never serve them: it would read the caller's 32-bit
+// integers as 64-bit ones and crash or compute garbage, and a program that links no BLAS
+// cannot have been built for 64-bit plain names. So an ILP64 AMXBLAS_FALLBACK is refused here
+// (one warning; it still serves the _64 names) and the default list is used, LP64 only.
+// The refused ILP64 AMXBLAS_FALLBACK: loaded now, but never to be found for a plain name among
+// the loaded objects either.
+std::atomic<void*> g_refused_ilp64{nullptr};
+
+struct Fallback {
+    void* handle = nullptr;
+    std::string description;  // what was tried, for the error message
+    bool ilp64_refused = false;
+};
+
+const Fallback& fallback() {
+    static const Fallback fb = [] {
+        Fallback f;
+        const std::string& named = settings().fallback;
+        const NamedFallback& nf = named_fallback();
+        if (nf.handle && nf.bits != 64) {
+            f.handle = nf.handle;
+            f.description = "AMXBLAS_FALLBACK=" + named;
+            return f;
+        }
+        f.ilp64_refused = nf.handle != nullptr;
+        g_refused_ilp64.store(nf.handle, std::memory_order_release);
+        const std::string refused = "AMXBLAS_FALLBACK=" + named + " takes 64-bit integers (ILP64)";
+        for (const char* candidate : {"libopenblas.so.0", "libblas.so.3"}) {
+            f.handle = dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
+            if (f.handle && !is_our_own(f.handle) && handle_index_bits(f.handle) != 64) {
+                f.description = candidate;
+                if (f.ilp64_refused)
+                    warning_message((std::string("warning: ") + refused +
+                                     ": it serves only the _64 routines; the 32-bit-integer routines "
+                                     "(dgemm_, cblas_dgemm, ...) go to " + candidate)
+                                        .c_str());
+                return f;
+            }
+            f.handle = nullptr;
+        }
+        f.description = (f.ilp64_refused ? refused + ", and " : std::string()) +
+                        "libopenblas.so.0 and libblas.so.3 (neither could be loaded with 32-bit integers)";
+        return f;
+    }();
+    return fb;
 }
 
 struct Resolved {
@@ -151,6 +195,10 @@ void* find_in_loaded_objects(const char* name, bool ilp64_only = false) {
             if (!info->dlpi_name || !*info->dlpi_name) return 0;  // the executable, vdso
             void* handle = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
             if (!handle) return 0;
+            if (!s->ilp64_only && handle == g_refused_ilp64.load(std::memory_order_acquire)) {
+                dlclose(handle);
+                return 0;
+            }
             void* p = dlsym(handle, s->name);
             if (p && !is_our_own(p) && (!s->ilp64_only || library_index_bits(p) == 64)) {
                 s->found = p;  // the handle stays open: the symbol is in use from now on
@@ -174,6 +222,10 @@ Resolved resolve_ilp64(const char* name) {
     if (void* p = find_in_loaded_objects(name)) return {p, 64};
     const std::string plain = plain_name(name);
     if (void* p = find_in_loaded_objects(plain.c_str(), true)) return {p, 64};
+    if (const NamedFallback& nf = named_fallback(); nf.handle && nf.bits == 64) {
+        for (const std::string& sym : {std::string(name), plain})
+            if (void* p = dlsym(nf.handle, sym.c_str()); p && !is_our_own(p)) return {p, 64};
+    }
     for (const char* lib : {"libopenblas64.so.0", "libblas64.so.3"}) {
         void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
         if (!h) continue;
@@ -199,6 +251,10 @@ Resolved resolve(Routine r) {
             p = dlsym(fb.handle, name);
             if (p && is_our_own(p)) p = nullptr;
         }
+        if (!p && fb.ilp64_refused)
+            die(std::string("no BLAS library with 32-bit integers provides ") + name + "(): the program links "
+                "none, " + fb.description + ". Set AMXBLAS_FALLBACK to the path of an LP64 BLAS library, for "
+                "example AMXBLAS_FALLBACK=/usr/lib/x86_64-linux-gnu/libopenblas.so.0");
         if (!p) die_unresolved(name, fb.description);
     }
     const int bits = library_index_bits(p) == 64 ? 64 : 32;

@@ -2,9 +2,12 @@
 // Order: dlsym(RTLD_NEXT) (the program's own BLAS); else a BLAS already loaded outside the
 // global scope (numpy's, opened RTLD_LOCAL); else the library named by
 // AMXBLAS_FALLBACK (an error if it cannot be loaded: no silent second choice); else
-// libopenblas.so.0, else libblas.so.3. Never our own symbol. A _64 name (dgemm_64_,
+// libopenblas.so.0, else libblas.so.3. Never our own symbol. A fallback for the plain names
+// must take 32-bit integers: an ILP64 AMXBLAS_FALLBACK is refused for them with one warning on
+// stderr (it still serves the _64 names) and the default list, LP64 libraries only, is used;
+// if none is there, one error names the routine and the process exits non-zero. A _64 name (dgemm_64_,
 // cblas_dgemm_64) is looked up under its own name the same way, then under the plain name in
-// a loaded library that is ILP64, then in libopenblas64.so.0 and libblas64.so.3 (Debian's
+// a loaded library that is ILP64, then in an ILP64 AMXBLAS_FALLBACK, then in libopenblas64.so.0 and libblas64.so.3 (Debian's
 // ILP64 builds, which keep the plain names); never in an LP64 library. When nothing provides the
 // routine, one message names it and the variable to set, and the process exits non-zero:
 // returning with C untouched would silently corrupt the user's results.

@@ -7,9 +7,10 @@
 #   --count REGEX N       the log has exactly N lines matching the extended REGEX
 #   --output-has TEXT     the program's stdout+stderr contains TEXT
 #   --output-lacks TEXT   the program's stdout+stderr does not contain TEXT
-#   --well-formed         every log line is a whole, well-formed per-call, summary or
-#                         "nothing will be routed" note line (AMXBLAS_FP64_PRODUCTS=auto's
-#                         products= margin= repaired= included)
+#   --output-count TEXT N the program's stdout+stderr has exactly N lines containing TEXT
+#   --no-files DIR        DIR, emptied before the run, holds no file after it
+#   --well-formed         every log line is a whole, well-formed per-call, summary or note
+#                         line (AMXBLAS_FP64_PRODUCTS=auto's products= margin= repaired= included)
 # The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
 set -u
 lib=$1; shift
@@ -26,19 +27,24 @@ while [ $# -gt 0 ]; do
         --count) checks+=("count" "$2" "$3"); shift 3 ;;
         --output-has) checks+=("output" "$2" ""); shift 2 ;;
         --output-lacks) checks+=("nooutput" "$2" ""); shift 2 ;;
+        --output-count) checks+=("outcount" "$2" "$3"); shift 3 ;;
         --well-formed) checks+=("wellformed" "" ""); shift ;;
+        --no-files) checks+=("nofiles" "$2" ""); shift 2 ;;
         --) shift; break ;;
         *) echo "preload_run.sh: unknown option $1"; exit 2 ;;
     esac
 done
 for e in "${envs[@]}"; do case $e in AMXBLAS_LOG=*) log=${e#AMXBLAS_LOG=} ;; esac; done
 
+for ((j = 0; j < ${#checks[@]}; j += 3)); do
+    [ "${checks[$j]}" = nofiles ] && find "${checks[$((j + 1))]}" -mindepth 1 -delete
+done
 env "${envs[@]}" LD_PRELOAD="$lib" "$@" >"$work/out" 2>&1
 rc=$?
 cat "$work/out"
 fail=0
 if [ "$rc" != "$rc_want" ]; then echo "CHECK FAILED: exit status $rc, expected $rc_want"; fail=1; fi
-touch "$log"
+touch "$log" 2>/dev/null
 # The emulated routes' names: the variant table's route column.
 variants=$(dirname "$0")/../../kernels/common/variants.def
 routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | paste -sd'|')
@@ -47,8 +53,10 @@ routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | pa
 backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/common/backends.def" | paste -sd'|')
 [ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/common/backends.def"; exit 2; }
 call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"') backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( products=[0-9]+ margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?) time_us=[0-9.]+ gflops=[0-9.]+$'
-note_re='^amxblas: note: no GEMM will be routed with these settings on this machine: .*[^ ]$'
+outlook_re='^amxblas: note: no GEMM will be routed with these settings on this machine: .*[^ ]$'
 summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
+# The summary's note when its rows were full (the other calls are in its rows routine=other).
+summary_note_re='^amxblas: note: the summary has [0-9]+ rows of \(routine, route, reason\); [0-9]+ calls of further combinations are counted in the rows routine=other$'
 i=0
 while [ $i -lt ${#checks[@]} ]; do
     kind=${checks[$i]} a=${checks[$((i + 1))]} b=${checks[$((i + 2))]}
@@ -67,8 +75,17 @@ while [ $i -lt ${#checks[@]} ]; do
             if grep -q -F -- "$a" "$work/out"; then
                 echo "CHECK FAILED: output has '$a'"; fail=1
             fi ;;
+        outcount)
+            got=$(grep -c -F -- "$a" "$work/out")
+            if [ "$got" != "$b" ]; then
+                echo "CHECK FAILED: $got output lines contain '$a', expected $b"; fail=1
+            fi ;;
+        nofiles)
+            if [ -n "$(find "$a" -type f | head -1)" ]; then
+                echo "CHECK FAILED: files were written in $a:"; find "$a" -type f | head -5; fail=1
+            fi ;;
         wellformed)
-            bad=$(grep -v -E -e "$call_re" -e "$summary_re" -e "$note_re" "$log" | head -5)
+            bad=$(grep -v -E -e "$call_re" -e "$summary_re" -e "$outlook_re" -e "$summary_note_re" "$log" | head -5)
             if [ -n "$bad" ]; then
                 echo "CHECK FAILED: malformed log lines:"; echo "$bad"; fail=1
             fi ;;

@@ -6,7 +6,13 @@
  *                              (prints, exits with status 7)
  *   signal_program own-after   its own SIGTERM handler, installed after the first call (sets a
  *                              flag; the program then returns from main normally)
- *   signal_program ignore-hup  SIGHUP ignored before the first call (as under nohup) */
+ *   signal_program ignore-hup  SIGHUP ignored before the first call (as under nohup)
+ *   signal_program first-call  prints "ready" before its first call, one long routed call
+ *                              (issue 27, item 13: a signal during it gave no summary)
+ *   signal_program query       its own SIGTERM handler, installed before the first call; after
+ *                              the calls it checks that sigaction() and signal() report its
+ *                              own dispositions (SIGTERM its handler, SIGINT and SIGHUP the
+ *                              default), then raises SIGINT, whose default action ends it */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +35,69 @@ static void set_stop(int sig) {
     g_stop = 1;
 }
 
+static int is_default(const struct sigaction* sa) {
+    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL;
+}
+
+/* Every disposition as the program set it, whatever the library does; 0 when so. */
+static int check_dispositions(void) {
+    struct sigaction term, intr, hup;
+    sigaction(SIGTERM, NULL, &term);
+    sigaction(SIGINT, NULL, &intr);
+    sigaction(SIGHUP, NULL, &hup);
+    int bad = 0;
+    if ((term.sa_flags & SA_SIGINFO) || term.sa_handler != exit_7 || !(term.sa_flags & SA_RESETHAND) ||
+        !sigismember(&term.sa_mask, SIGUSR1)) {
+        printf("WRONG: sigaction(SIGTERM) does not report the program's handler, flags and mask\n");
+        bad = 1;
+    }
+    if (!is_default(&intr) || !is_default(&hup)) {
+        printf("WRONG: sigaction(SIGINT/SIGHUP) does not report the default action\n");
+        bad = 1;
+    }
+    /* signal() sets the default again and reports the previous one: the default. */
+    if (signal(SIGHUP, SIG_DFL) != SIG_DFL) {
+        printf("WRONG: signal(SIGHUP) does not report the default action\n");
+        bad = 1;
+    }
+    /* Setting a handler and the default again: the default is reported. */
+    struct sigaction mine = {0}, prev;
+    mine.sa_handler = set_stop;
+    sigaction(SIGINT, &mine, &prev);
+    sigaction(SIGINT, &prev, NULL);
+    sigaction(SIGINT, NULL, &intr);
+    if (!is_default(&prev) || !is_default(&intr)) {
+        printf("WRONG: SIGINT's default action is not reported after a handler came and went\n");
+        bad = 1;
+    }
+    return bad;
+}
+
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "default";
+    if (strcmp(mode, "first-call") == 0) {
+        /* One call long enough (seconds on the reference backend) for the signal to arrive
+         * while it runs. */
+        const int big = 2048;
+        const float one = 1, zero = 0;
+        float* a = calloc((size_t)big * big, sizeof(float));
+        float* c = calloc((size_t)big * big, sizeof(float));
+        printf("ready\n");
+        fflush(stdout);
+        sgemm_("N", "N", &big, &big, &big, &one, a, &big, a, &big, &zero, c, &big, 1, 1);
+        printf("the first call ended before the signal came\n");
+        free(a);
+        free(c);
+        return 0;
+    }
+    if (strcmp(mode, "query") == 0) {
+        struct sigaction own = {0};
+        own.sa_handler = exit_7;
+        own.sa_flags = SA_RESETHAND;
+        sigemptyset(&own.sa_mask);
+        sigaddset(&own.sa_mask, SIGUSR1);
+        sigaction(SIGTERM, &own, NULL);
+    }
     const int n = 256;
     const float one = 1, zero = 0;
     float* a = calloc((size_t)n * n, sizeof(float));
@@ -51,6 +118,14 @@ int main(int argc, char** argv) {
             fflush(stdout);
         }
         if (strcmp(mode, "ignore-hup") == 0 && call == 20) break;
+        if (strcmp(mode, "query") == 0 && call == 3) {
+            const int bad = check_dispositions();
+            printf("%s\n", bad ? "the program does not see its own dispositions" : "ok: the program sees its own dispositions");
+            fflush(stdout);
+            if (bad) return 4;
+            raise(SIGINT);
+            return 5;
+        }
     }
     printf("%s\n", g_stop ? "stopped by the program's flag" : "finished");
     free(a);

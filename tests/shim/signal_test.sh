@@ -2,9 +2,10 @@
 # The AMXBLAS_VERBOSE=1 summary survives SIGTERM, SIGINT and SIGHUP (issue 14), without changing
 # how the signal ends the program: signal_program (see there) runs routed calls under the
 # library, gets the signal mid-run, and its exit status and log are checked.
-#   signal_test.sh LIB PROGRAM BACKEND
+#   signal_test.sh LIB PROGRAM BACKEND [first-call]
+# first-call: only the case of a signal during the process's first call (issue 27, item 13).
 set -u
-lib=$1 prog=$2 backend=$3
+lib=$1 prog=$2 backend=$3 only=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
@@ -27,10 +28,16 @@ case_() {
     kill -s "$sig" "${target:-$pid}"
     wait "$pid"
     local rc=$?
-    local summaries
-    summaries=$(grep -c -E '^amxblas: summary pid=[0-9]+ calls=[1-9][0-9]* routed=[1-9]' "$log" 2>/dev/null)
-    local rows
-    rows=$(grep -c -E '^amxblas: summary routine=sgemm_ route=fp32 calls=[1-9][0-9]* time_s=[0-9.]+ gflops=[0-9.]+$' "$log" 2>/dev/null)
+    local summaries rows
+    if [ "$mode" = first-call ]; then
+        # No call has ended: the summary counts none, and has no row.
+        summaries=$(grep -c -E '^amxblas: summary pid=[0-9]+ calls=0 routed=0 scaled=0 forwarded=0$' "$log" 2>/dev/null)
+        rows=$(grep -c -E '^amxblas: summary routine=' "$log" 2>/dev/null)
+        rows=$(( ${rows:-0} + ${summaries:-0} ))
+    else
+        summaries=$(grep -c -E '^amxblas: summary pid=[0-9]+ calls=[1-9][0-9]* routed=[1-9]' "$log" 2>/dev/null)
+        rows=$(grep -c -E '^amxblas: summary routine=sgemm_ route=fp32 calls=[1-9][0-9]* time_s=[0-9.]+ gflops=[0-9.]+$' "$log" 2>/dev/null)
+    fi
     local ok=1
     [ "$rc" = "$want_rc" ] || { echo "$name: exit status $rc, expected $want_rc"; ok=0; }
     if [ "$want_summaries" = many ]; then
@@ -49,6 +56,12 @@ case_() {
 }
 
 # timeout passes a signalled child's status on as 128 + the signal number.
+if [ "$only" = first-call ]; then
+    # SIGTERM 1 s into the first call (seconds long): the summary is written, calls=0.
+    delay=1
+    case_ first_call first-call TERM 143 1
+    exit $failed
+fi
 case_ sigterm default TERM 143 1
 case_ sigint default INT 130 1
 case_ sighup default HUP 129 1

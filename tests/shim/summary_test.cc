@@ -1,0 +1,114 @@
+// The AMXBLAS_VERBOSE=1 summary loses no call (issue 27, item 10): a process with more distinct
+// (routine, route, reason) combinations than the summary has rows still gets every call counted,
+// the rest in explicit rows routine=other (one per route), and a note says so. Each case runs
+// in a forked child (the settings are read once per process, the summary is written at exit)
+// and the parent reads the child's log.
+#include <cstdarg>
+#include <cstddef>
+#include <csetjmp>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "shim/log.h"
+
+using namespace amxblas;
+
+namespace {
+
+// Reasons are static strings in the library (kernels/reasons.def); these stand in for them.
+const char* const kReasons[] = {"test:r0", "test:r1", "test:r2", "test:r3", "test:r4",
+                                "test:r5", "test:r6", "test:r7", "test:r8"};
+
+// Logs `combinations` distinct (routine, forward, reason) calls, plus `scaled` beta-scale calls of
+// one more row each, in a child whose log is returned.
+std::string run_child(int combinations, int scaled) {
+    char path[] = "/tmp/amxblas_summary_test.XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("AMXBLAS_VERBOSE", "1", 1);
+        setenv("AMXBLAS_LOG", path, 1);
+        for (int i = 0; i < combinations + scaled; ++i) {
+            CallRecord rec{};
+            rec.routine = static_cast<Routine>(i % kRoutineCount);
+            rec.layout = "col";
+            rec.transa = rec.transb = 'N';
+            rec.m = rec.n = rec.k = rec.lda = rec.ldb = rec.ldc = 4;
+            const bool scale = i >= combinations;
+            rec.route = scale ? Route::beta_scale : Route::forward;
+            rec.reason = scale ? "test:scaled" : kReasons[(i / kRoutineCount) % 9];
+            rec.seconds = 1e-6;
+            log_call(rec);
+        }
+        std::exit(0);  // the summary is written by atexit
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    unlink(path);
+    return ss.str();
+}
+
+long header_field(const std::string& log, const char* field) {
+    std::smatch m;
+    const std::regex re(std::string("amxblas: summary pid=[0-9]+ .*\\b") + field + "=([0-9]+)");
+    if (!std::regex_search(log, m, re)) return -1;
+    return std::stol(m[1]);
+}
+
+long sum_of_rows(const std::string& log) {
+    long sum = 0;
+    const std::regex re("amxblas: summary routine=\\S+ route=\\S+( reason=\\S+)? calls=([0-9]+) ");
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
+        sum += std::stol((*it)[2]);
+    return sum;
+}
+
+void every_call_is_counted_past_the_rows(void**) {
+    const int combinations = 9 * kRoutineCount;  // 144 distinct rows
+    const std::string log = run_child(combinations, 3);
+    assert_int_equal(header_field(log, "calls"), combinations + 3);
+    assert_int_equal(header_field(log, "forwarded"), combinations);
+    assert_int_equal(header_field(log, "scaled"), 3);
+    assert_int_equal(sum_of_rows(log), combinations + 3);
+    assert_true(log.find("amxblas: summary routine=other route=forward calls=") != std::string::npos);
+    assert_true(log.find("amxblas: summary routine=other route=beta-scale calls=3 ") != std::string::npos);
+    assert_true(log.find("amxblas: note: the summary has ") != std::string::npos);
+}
+
+void no_other_row_when_the_rows_suffice(void**) {
+    const std::string log = run_child(2 * kRoutineCount, 0);
+    assert_int_equal(header_field(log, "calls"), 2 * kRoutineCount);
+    assert_int_equal(sum_of_rows(log), 2 * kRoutineCount);
+    assert_true(log.find("routine=other") == std::string::npos);
+    assert_true(log.find("amxblas: note:") == std::string::npos);
+}
+
+}  // namespace
+
+int main() {
+    const CMUnitTest tests[] = {
+        cmocka_unit_test(every_call_is_counted_past_the_rows),
+        cmocka_unit_test(no_other_row_when_the_rows_suffice),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
