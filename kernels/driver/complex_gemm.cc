@@ -13,7 +13,7 @@
 // those of Bi negated). The FP32 method (CGEMM) and the FP64 method (ZGEMM: the same two
 // phases as DGEMM, prepare here and compute_dgemm) run unchanged on this real GEMM. FP64
 // scales each row of op(A') and column of op(B') by a power of two over both parts of its
-// complex row or column (pack.cc) and undoes it before this writer: results stay exact per
+// complex row or column (fp64_exponents.cc) and undoes it before this writer: results stay exact per
 // panel, hence identical on every backend and thread count.
 #include <algorithm>
 #include <climits>

@@ -84,7 +84,7 @@ public:
     // panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)); owned by the prepared call.
     const double* lower = nullptr;
 
-    struct State;  // driver.cc: the arguments, options, workspace and packed buffers
+    struct State;  // prepared_dgemm_state.h: the arguments, options, workspace and packed buffers
     std::unique_ptr<State> state;
 };
 

@@ -9,10 +9,11 @@
 // blocks.
 //
 // The geometry comes with the PackedOperand (the driver copies the micro-kernel set's). For
-// kAmxGeometry, the production sets' one, pack.cc runs its fast paths (the AVX-512 gathers,
-// the fused gather + split, the exponent scan inside the pack); every other geometry is packed
-// by the portable loops of pack_generic.cc, which give the same slices value for value (the
-// split is elementwise), only placed for that geometry.
+// kAmxGeometry, the production sets' one, the packers run their fast paths (pack_fp32.cc,
+// pack_fp64.cc, on pack_blocks.h's block walk: the AVX-512 gathers, the fused gather + split,
+// the exponent scan inside the pack, fp64_exponents.cc); every other geometry is packed by the
+// portable loops of pack_generic.cc, which give the same slices value for value (the split is
+// elementwise), only placed for that geometry.
 #pragma once
 
 #include <cstddef>
@@ -106,44 +107,28 @@ struct Fp64Split {
     double* norms = nullptr;
 };
 
-// Splits and packs the scaled op(X) (exps from fp64_outer_exponents, nonzero from it too):
-// finds the slice exponents by speculating v(r) = -9r and checking it with the residual maxima
-// of the same pass (usually one read of op(X); at most sp->sc.slices on data whose residuals
-// shrink faster), writes sp->sc.slices slices and the residual maxima. Returns nullptr, or
-// "domain:slice-subnormal" / "domain:slice-overflow" (a safety net: the normalised slices
-// cannot leave the BF16 range).
-const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps, bool nonzero, Fp64Split* sp,
-                              const PackedOperand& out, const SplitKernels& sk, int threads);
-const char* split_pack_b_fp64(const OperandView<double>& b, const int* col_exps, bool nonzero, Fp64Split* sp,
-                              const PackedOperand& out, const SplitKernels& sk, int threads);
-
-// fp64_outer_exponents then split_pack_*_fp64, in one call: on a real view each task scans a
-// whole panel's rows (columns) and packs the panel's blocks at once, while their source is in
-// cache, so op(X) is read from memory once, not twice. The same exps, zero, *nonzero, packed
-// buffers, scales and residual maxima as the two calls; an Inf or NaN gives
-// "domain:nonfinite" (after packing: the buffers are then meaningless).
+// Splits and packs op(X), scaled by its exponents: fp64_outer_exponents then the split (which
+// finds the slice exponents by speculation, pack_fp64.h's split_pack), in one call. On a real
+// view each task scans a whole panel's rows (columns) and packs the panel's blocks at once,
+// while their source is in cache, so op(X) is read from memory once, not twice. The same exps,
+// zero, *nonzero, packed buffers, scales and residual maxima as the two steps; an Inf or NaN
+// gives "domain:nonfinite" (after packing: the buffers are then meaningless); otherwise
+// nullptr, or "domain:slice-subnormal" / "domain:slice-overflow" (a safety net: the normalised
+// slices cannot leave the BF16 range).
 const char* scan_split_pack_a_fp64(const OperandView<double>& a, int* row_exps, unsigned char* zero, bool* nonzero,
                                    Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads);
 const char* scan_split_pack_b_fp64(const OperandView<double>& b, int* col_exps, unsigned char* zero, bool* nonzero,
                                    Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads);
 
-// Reference pieces for the tests: the matrix-wide scales of an (already scaled) operand by
-// sequential reduction passes (Eq. 13; "domain:nonfinite" on Inf/NaN), and a pack with given
-// scales (exps nullptr: no scaling).
-const char* fp64_scales(const OperandView<double>& x, const SplitKernels& sk, int threads, int slices, Fp64Scales* sc);
-const char* pack_a_fp64(const OperandView<double>& a, const int* row_exps, const Fp64Scales& sc,
-                        const PackedOperand& out, const SplitKernels& sk, int threads);
-const char* pack_b_fp64(const OperandView<double>& b, const int* col_exps, const Fp64Scales& sc,
-                        const PackedOperand& out, const SplitKernels& sk, int threads);
-
-// The packer's own pieces, shared by pack.cc and pack_generic.cc (not for other callers).
+// The packer's own pieces, shared by the fast paths (pack_fp32.cc, pack_fp64.cc) and
+// pack_generic.cc (not for other callers).
 //
-// The portable packer for any micro-kernel geometry (pack_generic.cc): what pack.cc hands every
-// operand whose geometry is not kAmxGeometry. The fast paths (AVX-512 gathers, fused gather +
-// split, exponent scan inside the pack) are written for kAmxGeometry's 32x32 blocks; there each
-// block is gathered element by element into a staging tile in the geometry's packed order and
-// split with the same split table (split.h), so every slice value is the one the fast path
-// computes, only placed for the other geometry. Not tuned: no production set uses it.
+// The portable packer for any micro-kernel geometry (pack_generic.cc): what the fast paths hand
+// every operand whose geometry is not kAmxGeometry. The fast paths (AVX-512 gathers, fused
+// gather + split, exponent scan inside the pack) are written for kAmxGeometry's 32x32 blocks;
+// there each block is gathered element by element into a staging tile in the geometry's packed
+// order and split with the same split table (split.h), so every slice value is the one the fast
+// path computes, only placed for the other geometry. Not tuned: no production set uses it.
 
 // One participant's part of an FP64 pack's reductions (both packers), a cache line of its
 // own: the worst slice status, whether a scaled value fell below 2^-1022, max |X^(t)|.
@@ -161,7 +146,7 @@ const char* fold_fp64_partials(const PerParticipant<Fp64PackPartial>& part, doub
 void pack_fp32_generic(bool is_a, const OperandView<float>& x, const PackedOperand& out, const SplitKernels& sk,
                        int threads);
 
-// pack.cc's pack_fp64 without the exponent scan, for out.geom: op(X) scaled by exps (nullptr:
+// pack_fp64.h's pack_fp64 without the exponent scan, for out.geom: op(X) scaled by exps (nullptr:
 // unscaled), split with sc; resid_max, norms, subnormal optional, as there (Fp64Split). Returns nullptr or the slice range reason.
 const char* pack_fp64_generic(bool is_a, const OperandView<double>& x, const int* exps, const Fp64Scales& sc,
                               const PackedOperand& out, const SplitKernels& sk, int threads, double* resid_max,

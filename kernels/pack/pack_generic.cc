@@ -100,7 +100,7 @@ const char* pack_fp64_generic(bool is_a, const OperandView<double>& x, const int
         for (int s = 0; s < out.ksteps; ++s) {
             gather(is_a, x, out, p, s, tile.data());
             if (exps) {
-                // The exact power-of-two scaling of pack.h, in pack.cc's two factors (split.h,
+                // The exact power-of-two scaling of pack.h, in pack_fp64.cc's two factors (split.h,
                 // BlockScale): x * 2^-e, through 2^1023 first where 2^-e is not a double.
                 for (int o = 0; o < count; ++o) {
                     const int e = exps[first + o];
@@ -120,7 +120,7 @@ const char* pack_fp64_generic(bool is_a, const OperandView<double>& x, const int
             mine.worst = std::max(mine.worst, static_cast<int>(st));
             if (!norms) continue;
             // Sums of |normalised slice entry| (multiples of 2^-8 of at most 1): exact in any
-            // order, so the same as pack.cc's.
+            // order, so the same as pack_fp64.cc's.
             for (int t = 0; t < sc.slices; ++t)
                 for (int o = 0; o < count; ++o) {
                     double sum = 0;

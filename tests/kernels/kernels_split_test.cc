@@ -4,6 +4,7 @@
 #include "kernels/pack/pack.h"
 #include "kernels/isa/split.h"
 #include "tests/kernels/kernels_test_util.h"
+#include "tests/kernels/pack_test_entry.h"
 
 using namespace amxblas::kernels;
 
@@ -456,9 +457,9 @@ void test_fp64_scan_split_pack_matches(void**) {
 }
 
 // op(A) = A with K >= 128: the pack scales by exponents guessed from samples of columns
-// and packs again the panels whose guess was wrong (pack.cc, guess_row_exponents). Rows with a
-// larger entry between the samples, subnormal rows, an Inf or a NaN between them, and spread
-// data (no guess) must all give what the scan before the pack gives.
+// and packs again the panels whose guess was wrong (fp64_exponents.cc, guess_row_exponents).
+// Rows with a larger entry between the samples, subnormal rows, an Inf or a NaN between them,
+// and spread data (no guess) must all give what the scan before the pack gives.
 void test_fp64_guessed_row_exponents_match(void**) {
     const int rows = 100, cols = 300;
     kt::Rng r(31);

@@ -1,0 +1,72 @@
+// The FP32 method (blocked_gemm.h, run_fp32_gemm): the FP32 step of the macro-kernel, and one
+// call that splits, packs, computes and writes (SGEMM, CGEMM).
+#include "kernels/driver/macro_kernel.h"
+#include "kernels/isa/reconstruct.h"
+#include "kernels/runtime/workspace.h"
+
+namespace amxblas::kernels {
+namespace {
+
+// FP32: one fused six-product chain per micro-tile and panel, added to an FP32 accumulator.
+// The first panel stores its chain in place, so the accumulator needs no clearing.
+struct Fp32Step {
+    using Acc = float;
+    const PackedOperand& pa;
+    const PackedOperand& pb;
+    const ReconstructKernels& rk;
+    ReconClock* recon;
+    void begin_block(float*, int, int) const {}
+    void tile(const MicroKernels& mk, int panel, int ns, int pi, int pj, int s0, float* dst, float* tile) const {
+        Fp32Panels p;
+        for (int s = 0; s < kFp32Slices; ++s) {
+            p.a[s] = pa.block(s, pi, s0);
+            p.b[s] = pb.block(s, pj, s0);
+        }
+        if (panel == 0) {
+            mk.fp32_chain(ns, p, dst, kBlockN);  // first panel: store in place
+            return;
+        }
+        const TileGeometry& g = mk.geometry;
+        mk.fp32_chain(ns, p, tile, g.nr);
+        recon->time([&] {
+            if (g == kAmxGeometry) rk.add_fp32(tile, dst, kBlockN);
+            else add_fp32_tile(tile, g.mr, g.nr, dst, kBlockN);
+        });
+    }
+    void finish(int, int, float*, int, int) const {}
+};
+
+}  // namespace
+
+const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>& vb, int m, int n, int k,
+                          const RunOptions& opt, const BlockWriter<float>& write) {
+    if (const char* why = check_backend(opt)) return why;
+    const int threads = clamp_threads(opt.threads);
+    const MicroKernels mk = kernels_for(opt);
+    const TileGeometry& g = mk.geometry;
+    WorkspaceLease ws;
+    if (const char* why = lease_workspace(sgemm_bytes(g, m, n, k, threads), opt.workspace_cap_bytes, &ws))
+        return why;
+    PackedOperand pa, pb;
+    char* scratch = lay_out(static_cast<char*>(ws.data()), g, m, n, k, kFp32Slices, &pa, &pb);
+    pa.stream = pb.stream = component_bytes(g, m, n, k, kFp32Slices) > streaming_threshold_bytes();
+
+    const double t0 = now_s();
+    const SplitKernels& sk = split_kernels();
+    pack_a_fp32(va, pa, sk, threads);
+    pack_b_fp32(vb, pb, sk, threads);
+    const double t1 = now_s();
+
+    ReconClock recon;
+    recon.on = opt.times != nullptr;
+    run_blocks(m, n, k, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, mk, scratch, threads, write);
+    if (opt.times) {
+        opt.times->split_pack_s = t1 - t0;
+        opt.times->compute_s = now_s() - t1;
+        const Blocking bl(g, m, n, k, threads);
+        opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
+    }
+    return nullptr;
+}
+
+}  // namespace amxblas::kernels

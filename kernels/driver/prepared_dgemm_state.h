@@ -1,0 +1,34 @@
+// PreparedDgemm::State, what a prepared DGEMM or ZGEMM holds between its phases (internal:
+// fp64_gemm.cc, which fills and runs it, and real_gemm.cc, which frees it when a prepare fails).
+#pragma once
+
+#include <vector>
+
+#include "kernels/driver/blocked_gemm.h"
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/isa/microkernel.h"
+#include "kernels/pack/pack.h"
+#include "kernels/runtime/workspace.h"
+
+namespace amxblas::kernels {
+
+// Everything a prepared DGEMM (or ZGEMM) carries from its prepare to compute_dgemm: the real
+// GEMM's sizes and the writer that puts its blocks into the caller's C.
+struct PreparedDgemm::State {
+    int m = 0, n = 0, k = 0;
+    BlockWriter<double> write;
+    RunOptions opt;
+    int threads = 1;
+    MicroKernels mk;  // the call's micro-kernel set (kernels_for)
+    WorkspaceLease ws;
+    PackedOperand pa, pb;
+    char* scratch = nullptr;
+    double split_pack_s = 0;
+    Fp64Split sa, sb;
+    std::vector<int> row_exps, col_exps;
+    std::vector<unsigned char> row_zero, col_zero;  // auto
+    std::vector<double> norms_a, norms_b;           // auto
+    Fp64Repairer repair;  // set by prepare_dgemm and prepare_zgemm: repairs need the caller's C
+};
+
+}  // namespace amxblas::kernels
