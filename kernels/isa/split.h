@@ -71,7 +71,7 @@ struct SplitKernels {
     // safety net: normalisation puts every nonzero slice entry in [2^-8, 1]).
     // With resid_max (else nullptr), also resid_max[t] := max(resid_max[t], max |x^(t)|) for
     // t <= sc.slices: the residual before slice t (t = sc.slices: what the written slices
-    // leave). The packer speculates on the scales and checks them with these (pack.cc); the
+    // leave). The packer speculates on the scales and checks them with these (kernels/pack/pack_fp64.cc); the
     // FP64 certificate bounds the truncation with them.
     SliceStatus (*fp64)(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                         double* resid_max);

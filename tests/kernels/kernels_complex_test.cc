@@ -131,7 +131,7 @@ void big() {
 // pair. ZGEMM's split scales each row of op(A') and complex column of op(B') by its own power
 // of two (columns 2j and 2j + 1 of op(B') share one), so a mixed-up exponent puts some entry
 // off by a power of two, far past the per-entry bound; uniform data, where every exponent is
-// the same, cannot tell (a planar instead of interleaved column index in pack.cc's
+// the same, cannot tell (a planar instead of interleaved column index in kernels/pack/pack_blocks.h's
 // complex_outer_exponents passed every other test here). CGEMM's split is per element; it
 // gets the same data.
 template <typename R>

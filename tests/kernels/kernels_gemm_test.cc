@@ -150,7 +150,7 @@ void test_dgemm_bitwise_reproducible(void**) {
     }
 }
 
-// A call with few 256 x 256 blocks per thread is cut into smaller ones (driver.cc, Blocking):
+// A call with few 256 x 256 blocks per thread is cut into smaller ones (kernels/driver/macro_kernel.h, Blocking):
 // the blocks a call has then depend on its thread count, and the result may not. SGEMM
 // on 2, 3 and 5 threads against 1 (whose blocks are never cut), bit for bit, on shapes
 // with one, a few and many blocks, beta != 0 (the writer reads C) and padded C.
