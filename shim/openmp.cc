@@ -45,10 +45,16 @@ bool in_openmp_parallel_region() {
     if (!f) {
         unsigned long long adds = 0;
         dl_iterate_phdr(read_adds, &adds);
-        if (adds == g_adds_seen.load(std::memory_order_relaxed)) return false;
-        f = find_runtime();
-        g_in_parallel.store(f, std::memory_order_release);
-        g_adds_seen.store(adds, std::memory_order_relaxed);
+        if (adds != g_adds_seen.load(std::memory_order_acquire)) {
+            f = find_runtime();
+            // The runtime before the count (release): a thread that sees this count also
+            // sees the runtime found for it. A runtime once found is never cleared.
+            if (f) g_in_parallel.store(f, std::memory_order_release);
+            g_adds_seen.store(adds, std::memory_order_release);
+        } else {
+            // Another thread may have found it since this one looked.
+            f = g_in_parallel.load(std::memory_order_acquire);
+        }
         if (!f) return false;
     }
     return f() != 0;

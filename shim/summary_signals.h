@@ -7,8 +7,9 @@
 namespace amxblas {
 
 // Puts the library's stand-in in place of each of the three signals' default action (called
-// once, at the first call the log sees).
-void install_summary_signal_handlers();
+// once, at the first call the log sees); the stand-in calls write_summary (async-signal-safe)
+// before it takes the default action.
+void install_summary_signal_handlers(void (*write_summary)());
 
 // sigaction() as the program sees it (the library exports it, shim/process_hooks.cc): for the
 // three signals, a default action the stand-in replaces is reported as the default action the
