@@ -41,7 +41,7 @@ bool is_trans_char(char t) {
     const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(t)));
     return u == 'N' || u == 'T' || u == 'C';
 }
-bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
+using kernels::is_no_trans;
 
 // The forward reason when backend b cannot run here (kernels/common/backends.def); nullptr for a
 // backend every machine runs.

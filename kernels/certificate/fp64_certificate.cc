@@ -17,7 +17,7 @@ constexpr double kEvalUp = 1 + 0x1p-30;      // covers the FP64 evaluation of th
 constexpr double kEvalDown = 1 - 0x1p-30;
 constexpr int kMinSliceExp = -1000;          // kFp64MinSliceExp (kernels/isa/split.h)
 
-int products_of(int d) { return d * (d + 1) / 2; }
+int products_of(int d) { return fp64_products_of_depth(d); }
 
 // The per-depth constants of the accumulation bound (docs/fp64-certificate.md, Section 4):
 // E <= c1 * W + c2 * sum_s w_s M_s, where W is the mass of all retained products, M_s that of

@@ -5,7 +5,7 @@
 namespace amxblas::kernels {
 namespace {
 
-bool transposed(char t) { return t != 'N' && t != 'n'; }
+bool transposed(char t) { return !is_no_trans(t); }
 
 template <typename T>
 bool nonzero(const T& x) {

@@ -73,6 +73,13 @@ struct RunOptions {
     const MicroKernels* microkernels = nullptr;
 };
 
+// op(X) = X for TRANS 'N' or 'n'; every other valid TRANS ('T', 'C', either case) is a
+// transpose (of the conjugate, for 'C' on complex data).
+constexpr bool is_no_trans(char trans) { return trans == 'N' || trans == 'n'; }
+
+// The products i + j < d of a d-slice FP64 split (paper Eq. 15): d (d + 1) / 2.
+constexpr int fp64_products_of_depth(int d) { return d * (d + 1) / 2; }
+
 // The sizes are int: the policy forwards calls whose M, N or K do not fit (size:too-large).
 // The leading dimensions are 64-bit (an ILP64 caller may pass 2^31 or more), and every
 // offset in the kernels is computed in 64 bits (size_t) from them. T is float, double,

@@ -62,7 +62,7 @@ inline constexpr int kMaxFp64Products = max_fp64(&Variant::products);
 constexpr bool variants_consistent() {
     for (const Variant& v : kVariants) {
         if (v.precision == Precision::fp64 &&
-            (v.products != v.depth * (v.depth + 1) / 2 || v.depth > v.slices || v.slices > kFp64Slices))
+            (v.products != fp64_products_of_depth(v.depth) || v.depth > v.slices || v.slices > kFp64Slices))
             return false;
         if (v.precision == Precision::fp32 && v.slices != kFp32Slices) return false;
     }

@@ -20,6 +20,7 @@
 #include <complex>
 #include <vector>
 
+#include "kernels/common/fortran_complex.h"
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/blocked_gemm.h"
 #include "kernels/pack/pack.h"
@@ -37,12 +38,6 @@ char complex_trans(char t) {
     }
 }
 
-// (a+bi)(c+di) = (ac-bd) + (ad+bc)i, as the reference BLAS's Fortran computes it.
-template <typename R>
-std::complex<R> mul(std::complex<R> x, std::complex<R> y) {
-    return {x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real()};
-}
-
 // C(i0.., j0/2..) := alpha * acc + beta * C over one block of op(A') op(B') (rows x real_cols),
 // whose columns 2j and 2j + 1 are the real and imaginary parts of C's column j. Blocks are an
 // even number of columns wide, so both lie in the same block. beta == 0 writes without reading C.
@@ -53,8 +48,8 @@ void write_complex_block(const GemmArgs<std::complex<R>>& g, int i0, int j0, int
         std::complex<R>* c = g.c + i0 + std::size_t(j0 / 2 + j) * g.ldc;
         for (int i = 0; i < rows; ++i) {
             const Acc* p = acc + i * kBlockN + 2 * j;
-            const std::complex<R> v = mul(g.alpha, std::complex<R>(R(p[0]), R(p[1])));
-            c[i] = g.beta == std::complex<R>(0) ? v : v + mul(g.beta, c[i]);
+            const std::complex<R> v = fortran_mul(g.alpha, std::complex<R>(R(p[0]), R(p[1])));
+            c[i] = g.beta == std::complex<R>(0) ? v : v + fortran_mul(g.beta, c[i]);
         }
     }
 }
@@ -102,8 +97,8 @@ Fp64Repairer zgemm_repairer(const GemmArgs<std::complex<double>>& g) {
                     re += a.real() * b.real() - a.imag() * b.imag();
                     im += a.real() * b.imag() + a.imag() * b.real();
                 }
-                const Z v = mul(g.alpha, Z(re, im));
-                g.c[i + std::size_t(j) * g.ldc] = g.beta == Z(0) ? v : v + mul(g.beta, c_old[q]);
+                const Z v = fortran_mul(g.alpha, Z(re, im));
+                g.c[i + std::size_t(j) * g.ldc] = g.beta == Z(0) ? v : v + fortran_mul(g.beta, c_old[q]);
             });
         };
     };

@@ -14,7 +14,7 @@
 namespace amxblas::kernels {
 namespace {
 
-char normalise_trans(char t) { return (t == 'N' || t == 'n') ? 'N' : 'T'; }
+char normalise_trans(char t) { return is_no_trans(t) ? 'N' : 'T'; }
 
 // C(i0.., j0..) := alpha * acc + beta * C over one block of rows x cols; acc is row-major with
 // row stride kBlockN. beta == 0 writes alpha * acc without reading C.

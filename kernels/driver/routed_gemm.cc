@@ -30,12 +30,12 @@ bool k1_uncertified(const GemmArgs<double>& g, double tol) {
     if (g.k != 1 || !(tol <= 1)) return false;
     long rows = 0, cols = 0;
     for (int i = 0; i < g.m; ++i) {
-        const double a = (g.transa == 'N' || g.transa == 'n') ? g.a[i] : g.a[std::size_t(i) * g.lda];
+        const double a = is_no_trans(g.transa) ? g.a[i] : g.a[std::size_t(i) * g.lda];
         if (!std::isfinite(a)) return false;
         rows += a != 0;
     }
     for (int j = 0; j < g.n; ++j) {
-        const double b = (g.transb == 'N' || g.transb == 'n') ? g.b[std::size_t(j) * g.ldb] : g.b[j];
+        const double b = is_no_trans(g.transb) ? g.b[std::size_t(j) * g.ldb] : g.b[j];
         if (!std::isfinite(b)) return false;
         cols += b != 0;
     }
@@ -64,7 +64,7 @@ const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, in
     }
     if (!ok) return reason::accuracy_uncertified;
     if (cert.failing > fp64_repair_limit(m, n)) return reason::accuracy_uncertified;
-    const int products = cert.depth * (cert.depth + 1) / 2;
+    const int products = fp64_products_of_depth(cert.depth);
     if (const char* why = compute_dgemm(prepared, products, cert.fail_at.data(), cert.fail_at.size()))
         return why;
     if (opt.fp64_report) {

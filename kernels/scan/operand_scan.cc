@@ -14,7 +14,6 @@ namespace amxblas::kernels {
 
 namespace {
 
-bool is_no_trans(char t) { return t == 'N' || t == 'n'; }
 
 // Operands of at least this many entries are scanned by the call's threads (the kernels'
 // pool): below it, waking a worker costs more than the pass saves (amxblas_scan_bench: at
