@@ -1,7 +1,7 @@
 // The cost model (policy/cost_model.h) against measured times, for the backend at hand
 // (scripts/bench.sh --model): per shape and route, the routed call (the FP32 domain scan, then
-// the emulation, as the shim runs them) and OpenBLAS, alternated, medians of --reps after a
-// warm-up of each; the model's prediction for the same threads beside them.
+// the emulation, as the shim runs them) and OpenBLAS, alternated, medians of --reps rounds over
+// the whole sweep after a warm-up round; the model's prediction for the same threads beside them.
 //   amxblas_model_check [--backend B] [--threads T] [--reps R] [--routes "fp32 fp64_6"]
 //                       [--shapes "MxNxK ..."] [--calibrate]
 // --calibrate also prints the per-core rates each measurement implies (the constants of
@@ -49,55 +49,62 @@ const char* kDefaultShapes =
     "128x128x1024 64x64x4096 256x256x1024 96x96x2048 "
     "300x200x100 100x300x500 640x96x384 96x640x384";
 
+// One shape and route: its operands, and the times of each round.
 struct Measured {
     double routed_s, blas_s;
     kernels::PhaseTimes phases;  // of the median routed run
     double scan_s;
 };
 
+// One shape and route: its operands, and the times of each round.
+struct Case {
+    Shape s;
+    std::string route;
+    bool fp64;
+    int products;
+    const kernels::Variant* v;
+    std::vector<float> af, bf, cf;
+    std::vector<double> ad, bd, cd;
+    std::vector<double> routed, blas, scans;
+    std::vector<kernels::PhaseTimes> phases;
+};
+
 template <typename T>
-Measured measure(const Shape& s, kernels::Backend backend, int threads, int products, int reps) {
-    std::vector<T> a(std::size_t(s.m) * s.k), b(std::size_t(s.k) * s.n), c(std::size_t(s.m) * s.n);
-    test::Rng r(7);
-    for (auto& x : a) x = T(r.uniform());
-    for (auto& x : b) x = T(r.uniform());
-    kernels::GemmArgs<T> g{'N', 'N', s.m, s.n, s.k, T(1), a.data(), s.m, b.data(), s.k, T(0), c.data(), s.m};
+void run_once(Case& c, const std::vector<T>& a, const std::vector<T>& b, std::vector<T>& out, kernels::Backend backend,
+              int threads, bool record) {
+    const Shape& s = c.s;
+    kernels::GemmArgs<T> g{'N', 'N', s.m, s.n, s.k, T(1), a.data(), s.m, b.data(), s.k, T(0), out.data(), s.m};
     kernels::RunOptions opt;
     opt.backend = backend;
     opt.threads = threads;
-    opt.fp64_products = products;
-    std::vector<double> routed, blas, scans;
-    std::vector<kernels::PhaseTimes> phases;
-    for (int i = 0; i <= reps; ++i) {  // i = 0: the warm-up of each
-        kernels::PhaseTimes pt;
-        opt.times = &pt;
-        bench::wait_for_real_blas_threads_to_sleep();
-        double t0 = now_s();
-        if constexpr (std::is_same_v<T, float>) kernels::scan_gemm_operands(g, threads);
-        const double t_scan = now_s() - t0;
-        const char* why = kernels::emulate_gemm(g, opt);
-        const double t_routed = now_s() - t0;
-        if (why) std::fprintf(stderr, "amxblas_model_check: %dx%dx%d forwarded: %s\n", s.m, s.n, s.k, why);
-        t0 = now_s();
-        if constexpr (std::is_same_v<T, float>)
-            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.f, a.data(), s.m, b.data(), s.k,
-                        0.f, c.data(), s.m);
-        else
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, a.data(), s.m, b.data(), s.k,
-                        0.0, c.data(), s.m);
-        const double t_blas = now_s() - t0;
-        if (i == 0) continue;
-        routed.push_back(t_routed);
-        blas.push_back(t_blas);
-        scans.push_back(t_scan);
-        phases.push_back(pt);
-    }
-    Measured m{median(routed), median(blas), {}, median(scans)};
-    std::vector<std::size_t> idx(routed.size());
-    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return routed[x] < routed[y]; });
-    m.phases = phases[idx[idx.size() / 2]];
-    return m;
+    opt.fp64_products = c.products;
+    kernels::PhaseTimes pt;
+    opt.times = &pt;
+    bench::wait_for_real_blas_threads_to_sleep();
+    double t0 = now_s();
+    if constexpr (std::is_same_v<T, float>) kernels::scan_gemm_operands(g, threads);
+    const double t_scan = now_s() - t0;
+    const char* why = kernels::emulate_gemm(g, opt);
+    const double t_routed = now_s() - t0;
+    if (why) std::fprintf(stderr, "amxblas_model_check: %dx%dx%d forwarded: %s\n", s.m, s.n, s.k, why);
+    t0 = now_s();
+    if constexpr (std::is_same_v<T, float>)
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.f, a.data(), s.m, b.data(), s.k, 0.f,
+                    out.data(), s.m);
+    else
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, a.data(), s.m, b.data(), s.k, 0.0,
+                    out.data(), s.m);
+    const double t_blas = now_s() - t0;
+    if (!record) return;
+    c.routed.push_back(t_routed);
+    c.blas.push_back(t_blas);
+    c.scans.push_back(t_scan);
+    c.phases.push_back(pt);
+}
+
+void run_once(Case& c, kernels::Backend backend, int threads, bool record) {
+    if (c.fp64) run_once(c, c.ad, c.bd, c.cd, backend, threads, record);
+    else run_once(c, c.af, c.bf, c.cf, backend, threads, record);
 }
 
 }  // namespace
@@ -130,8 +137,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     openblas_set_num_threads(threads);
-    std::printf("== Cost model against measured times: backend %s, %d threads, medians of %d alternated runs after a "
-                "warm-up ==\n", kernels::backend_name(backend), threads, reps);
+    std::printf("== Cost model against measured times: backend %s, %d threads, medians of %d alternated rounds after a "
+                "warm-up round ==\n", kernels::backend_name(backend), threads, reps);
     std::printf("%-16s %-7s %11s %11s %7s %10s %10s %7s %9s %9s\n", "MxNxK", "route", "routed_ms", "predict_ms",
                 "err%", "blas_ms", "bl_pred_ms", "err%", "speedup", "sp_pred");
     std::map<std::string, std::vector<double>> rates;
@@ -140,17 +147,49 @@ int main(int argc, char** argv) {
     std::istringstream rs(routes);
     std::vector<std::string> route_list;
     for (std::string w; rs >> w;) route_list.push_back(w);
+    std::vector<Case> cases;
     std::istringstream ss(shapes);
     for (std::string w; ss >> w;) {
-        Shape s{};
-        if (std::sscanf(w.c_str(), "%dx%dx%d", &s.m, &s.n, &s.k) != 3) continue;
+        Shape sh{};
+        if (std::sscanf(w.c_str(), "%dx%dx%d", &sh.m, &sh.n, &sh.k) != 3) continue;
         for (const std::string& route : route_list) {
-            const bool fp64 = route != "fp32";
-            const int products = fp64 ? std::atoi(route.c_str() + 5) : 6;
-            const kernels::Variant* v = fp64 ? kernels::fp64_variant(products) : &kernels::kVariants[0];
-            if (!v) continue;
-            const Measured me = fp64 ? measure<double>(s, backend, threads, products, reps)
-                                     : measure<float>(s, backend, threads, products, reps);
+            Case c;
+            c.s = sh;
+            c.route = route;
+            c.fp64 = route != "fp32";
+            c.products = c.fp64 ? std::atoi(route.c_str() + 5) : 6;
+            c.v = c.fp64 ? kernels::fp64_variant(c.products) : &kernels::kVariants[0];
+            if (!c.v) continue;
+            test::Rng r(7);
+            const std::size_t na = std::size_t(sh.m) * sh.k, nb = std::size_t(sh.k) * sh.n, nc = std::size_t(sh.m) * sh.n;
+            if (c.fp64) {
+                c.ad.resize(na), c.bd.resize(nb), c.cd.resize(nc);
+                for (auto& x : c.ad) x = r.uniform();
+                for (auto& x : c.bd) x = r.uniform();
+            } else {
+                c.af.resize(na), c.bf.resize(nb), c.cf.resize(nc);
+                for (auto& x : c.af) x = float(r.uniform());
+                for (auto& x : c.bf) x = float(r.uniform());
+            }
+            cases.push_back(std::move(c));
+        }
+    }
+    // Rounds over the whole sweep (round 0 the warm-up): a burst of load from elsewhere on a
+    // shared machine then falls on one run of many cases, not on every run of one.
+    for (int round = 0; round <= reps; ++round)
+        for (Case& c : cases) run_once(c, backend, threads, round > 0);
+    for (Case& c : cases) {
+        const Shape& s = c.s;
+        const bool fp64 = c.fp64;
+        const std::string& route = c.route;
+        Measured me{median(c.routed), median(c.blas), {}, median(c.scans)};
+        std::vector<std::size_t> idx(c.routed.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+        std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return c.routed[x] < c.routed[y]; });
+        me.phases = c.phases[idx[idx.size() / 2]];
+        {
+            const int products = c.products;
+            const kernels::Variant* v = c.v;
             CostInput in;
             in.precision = fp64 ? kernels::Precision::fp64 : kernels::Precision::fp32;
             in.m = s.m, in.n = s.n, in.k = s.k;
@@ -182,6 +221,7 @@ int main(int argc, char** argv) {
                                                 t.certificate_s);
         }
     }
+
     std::printf("%d rows, %d within 30%% of the measured routed time, worst %.1f%%\n", rows, within30, worst);
     if (calibrate) {
         std::printf("\nper-core rates implied by each row (median [min, max]; policy/cost_model.cc's constants):\n");
