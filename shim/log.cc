@@ -280,7 +280,7 @@ void start_summary() {
     g_summary_pid.store(getpid(), std::memory_order_relaxed);
     log_fd();
     std::atexit(print_summary);
-    install_summary_signal_handlers();
+    install_summary_signal_handlers(write_summary_now);
 }
 
 void add_to_summary(const CallRecord& rec) {

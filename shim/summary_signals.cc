@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cerrno>
 
-#include "shim/log.h"
 
 namespace amxblas {
 
@@ -74,9 +73,12 @@ int call_real_sigaction(int sig, const struct sigaction* act, struct sigaction* 
     return f(sig, act, old);
 }
 
+// The log's summary writer (install_summary_signal_handlers), set before any stand-in exists.
+std::atomic<void (*)()> g_write_summary{nullptr};
+
 void on_terminating_signal(int sig, siginfo_t*, void*) {
     const int saved_errno = errno;
-    write_summary_now();
+    if (void (*write)() = g_write_summary.load(std::memory_order_acquire)) write();
     const int i = index_of(sig);
     if (i >= 0 && g_standin[i].load(std::memory_order_acquire)) {
         // Blocked while this handler runs: delivered, with the default action, on return.
@@ -102,7 +104,8 @@ int install_standin(int i, const struct sigaction& view) {
 
 }  // namespace
 
-void install_summary_signal_handlers() {
+void install_summary_signal_handlers(void (*write_summary)()) {
+    g_write_summary.store(write_summary, std::memory_order_release);
     for (int i = 0; i < kSignalCount; ++i) {
         struct sigaction cur;
         if (call_real_sigaction(kSummarySignals[i], nullptr, &cur) == 0 && is_default(cur))

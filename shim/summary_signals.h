@@ -7,8 +7,10 @@
 namespace amxblas {
 
 // Puts the library's stand-in in place of each of the three signals' default action (called
-// once, at the first call the log sees).
-void install_summary_signal_handlers();
+// once, at the first call the log sees). The stand-in calls write_summary (async-signal-safe):
+// the log hands it in, so that this file needs nothing of the log's (no include cycle,
+// tests/layers/check_layers.py).
+void install_summary_signal_handlers(void (*write_summary)());
 
 // sigaction() as the program sees it (the library exports it, shim/process_hooks.cc): for the
 // three signals, a default action the stand-in replaces is reported as the default action the
