@@ -56,7 +56,8 @@ constexpr CostConstants kCost_avx512 = {
 // (load average about 5): the portable scan, split and reconstruction and the scalar
 // micro-kernel, and Debian's OpenBLAS 0.3.21 on 2 threads. The medians, over the 22 shapes x
 // {fp32, fp64-6} of its default sweep, of the rates each run implies, from
-// `OPENBLAS_THREAD_TIMEOUT=4 build/tests/bench/amxblas_model_check --calibrate --reps 3`
+// `OPENBLAS_THREAD_TIMEOUT=4 build/tests/bench/amxblas_model_check --calibrate --reps 3` (its
+// first version, 3 runs per shape in a row; it now measures in rounds over the sweep)
 // (tests/bench/model_check.cc; PhaseTimes split each call): steps 9.8 / 10.5 us, scan
 // 1.18 GB/s, split + pack 1.25 / 0.43 GB/s, reconstruction 3.8e9 / 2.26e9 values/s, overhead
 // 6-19 us, OpenBLAS 19.9 / 9.6 GFLOP/s per core (FP32 / FP64).
