@@ -19,6 +19,9 @@ string(REPLACE "\ninstalled_libdir=lib\n" "\ninstalled_libdir=${CMAKE_INSTALL_LI
 if(amxblas_run_installed STREQUAL amxblas_run_text AND NOT CMAKE_INSTALL_LIBDIR STREQUAL "lib")
   message(FATAL_ERROR "packaging/install.cmake: no 'installed_libdir=lib' line in scripts/amxblas-run")
 endif()
+# --explain's helper is installed in <prefix>/<libexecdir>/amxblas (shim/CMakeLists.txt).
+string(REPLACE "\ninstalled_libexecdir=libexec\n" "\ninstalled_libexecdir=${CMAKE_INSTALL_LIBEXECDIR}\n"
+       amxblas_run_installed "${amxblas_run_installed}")
 # The installed launcher has no source tree to read the variant table from: its accepted
 # --fp64-products values are written in (0 and the FP64 rows of kernels/common/variants.def).
 file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/variants.def amxblas_fp64_rows
@@ -51,6 +54,10 @@ string(REPLACE "\nbackend_choices=\n" "\nbackend_choices='${amxblas_backend_choi
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/variants.def
              ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/backends.def)
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBEXECDIR}")
+  string(REPLACE "\"$prefix/$installed_libexecdir/amxblas/amxblas-explain\"" "\"$installed_libexecdir/amxblas/amxblas-explain\""
+         amxblas_run_installed "${amxblas_run_installed}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   string(REPLACE "\"$prefix/$installed_libdir\"" "\"$installed_libdir\""
          amxblas_run_installed "${amxblas_run_installed}")

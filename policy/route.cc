@@ -4,6 +4,7 @@
 #include <cctype>
 #include <climits>
 
+#include "policy/cost_model.h"
 #include "policy/reasons.h"
 
 namespace amxblas {
@@ -71,6 +72,12 @@ const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Back
     if (why && !hw.can_run(b) && !emulated) return why;
     *out = b;
     return nullptr;
+}
+
+// The backend the settings ask for: auto asks for the table's first row (amx).
+kernels::Backend asked_backend(BackendChoice choice) {
+    return choice == BackendChoice::automatic ? kernels::kAllBackends[0]
+                                              : kernels::kAllBackends[static_cast<int>(choice) - 1];
 }
 
 }  // namespace
@@ -145,16 +152,17 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     if (std::min({call.m, call.n, call.k}) < settings.min_n)
         return forward(reason::size_below_min_n);
 
-    if (const char* why = pick_backend(settings.backend, hw, &d.backend)) return forward(why);
+    const char* machine = pick_backend(settings.backend, hw, &d.backend);
 
     // Never oversubscribe: inside an OpenMP region the application already uses the cores;
     // calls from several application threads share them.
     const int cores = std::max(1, hw.cores);
-    d.threads = std::max(1, settings.num_threads);
-    auto lower_to = [&d](int limit, const char* note) {
-        if (limit < d.threads) {
-            d.threads = std::max(1, limit);
-            d.threads_note = note;
+    int threads = std::max(1, settings.num_threads);
+    const char* note = nullptr;
+    auto lower_to = [&](int limit, const char* why) {
+        if (limit < threads) {
+            threads = std::max(1, limit);
+            note = why;
         }
     };
     lower_to(cores, reason::threads_above_cores);
@@ -166,6 +174,28 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
                                    : cores / (call.concurrent_routed_calls + 1);
         lower_to(std::max(1, free_cores), reason::threads_concurrent_calls);
     }
+
+    // The cost model runs before the machine's check, for the backend asked for (auto: the
+    // table's first row, amx), so that a machine without it still logs which calls would gain.
+    if (settings.shapes == ShapeRule::automatic) {
+        CostInput in;
+        in.precision = call.precision;
+        in.complex = call.complex;
+        in.m = call.m;
+        in.n = call.n;
+        in.k = call.k;
+        in.products = route_products(route);
+        const kernels::Variant* v = route_variant(route);
+        in.slices = v ? v->slices : kernels::kFp64Slices;
+        in.backend = machine ? asked_backend(settings.backend) : d.backend;
+        in.threads = threads;
+        d.predicted_speedup = predict_cost(in).speedup;
+        if (d.predicted_speedup < kCostMargin) return forward(reason::cost_no_gain);
+    }
+    if (machine) return forward(machine);
+
+    d.threads = threads;
+    d.threads_note = note;
     d.route = route;
     d.reason = nullptr;
     return d;

@@ -40,6 +40,7 @@ int route_products(Route r);
 // One GEMM call in column-major form (a row-major CBLAS call is converted before this).
 struct GemmCall {
     Precision precision;
+    bool complex = false;  // CGEMM/ZGEMM: the cost model counts them as M x 2N x 2K real GEMMs
     char transa, transb;
     std::int64_t m, n, k, lda, ldb, ldc;  // 64-bit: an ILP64 caller's values, unconverted
     bool alpha_is_zero;
@@ -68,6 +69,9 @@ struct Decision {
     kernels::Backend backend = kernels::Backend::reference;
     int threads = 1;
     const char* threads_note = nullptr;  // why fewer threads than configured, if so
+    // AMXBLAS_SHAPES=auto: the cost model's predicted speedup over the real BLAS for the
+    // backend asked for (policy/cost_model.h); 0 when the model was not consulted.
+    double predicted_speedup = 0;
 };
 
 // The parameter number the reference BLAS xerbla would report for these column-major GEMM
@@ -88,6 +92,9 @@ bool gemm_accepted_by_openblas(char transa, char transb, std::int64_t m, std::in
 //   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
 //   fp32:disabled / fp64:disabled                        the user's configuration
 //   shape:not-square, size:below-min-n                   the call against the configuration
+//   cost:no-gain                                         AMXBLAS_SHAPES=auto: the cost model
+//                                                        predicts less than kCostMargin for the
+//                                                        backend asked for (auto: amx)
 //   backend:no-amx / backend:no-avx512-bf16              the machine (kernels/common/backends.def)
 // Call-dependent reasons come before the machine's, so that on a machine without AMX the log
 // still tells which calls would be routed on one.

@@ -10,7 +10,9 @@
 
 namespace amxblas {
 
-enum class ShapeRule { square, any };
+// AMXBLAS_SHAPES: square (M = N = K only), any (every shape), or auto: every shape, routed only
+// where the cost model (policy/cost_model.h) predicts a gain of at least kCostMargin.
+enum class ShapeRule { square, any, automatic };
 // AMXBLAS_BACKEND: auto, or a backend of kernels/common/backends.def by name (the backends in the
 // table's order after automatic: BackendChoice(int(b) + 1) is backend b).
 enum class BackendChoice {
@@ -30,7 +32,7 @@ struct Settings {
     // order, where AMX-FP32 was 2.56x SGEMM (the paper's Figure 7); below one 256x256x256 block the
     // split/pack overhead is not amortised.
     int min_n = 256;
-    ShapeRule shapes = ShapeRule::square;             // AMXBLAS_SHAPES
+    ShapeRule shapes = ShapeRule::automatic;          // AMXBLAS_SHAPES
     BackendChoice backend = BackendChoice::automatic; // AMXBLAS_BACKEND
     int num_threads = 1;          // AMXBLAS_NUM_THREADS, else OMP_NUM_THREADS, else all cores
     int verbose = 0;              // AMXBLAS_VERBOSE: 0, 1 (summary), 2 (one line per call)

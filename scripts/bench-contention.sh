@@ -71,11 +71,11 @@ for n in $sizes; do
             fi
             t=$("$timer" "$n" "$reps" $mode)
             echo "$n openblas $load $t" >>"$samples"
-            t=$(env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_NUM_THREADS=2 \
+            t=$(env LD_PRELOAD="$interposer" AMXBLAS_SHAPES=square AMXBLAS_BACKEND="$backend" AMXBLAS_NUM_THREADS=2 \
                     "$timer" "$n" "$reps" $mode)
             echo "$n amxblas $load $t" >>"$samples"
             if [ "$load" != busy ]; then
-                t=$(env OPENBLAS_THREAD_TIMEOUT=16 LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" \
+                t=$(env OPENBLAS_THREAD_TIMEOUT=16 LD_PRELOAD="$interposer" AMXBLAS_SHAPES=square AMXBLAS_BACKEND="$backend" \
                         AMXBLAS_NUM_THREADS=2 "$timer" "$n" "$reps" $mode)
                 echo "$n amxblas_t16 $load $t" >>"$samples"
             fi

@@ -18,6 +18,11 @@
 #                  reference kernels (scalar: at N = 128, 45x (fp32) to 125x (fp64_36) slower than
 #                  OpenBLAS on a 2-core AMD EPYC Zen 2; up to a minute per call at N = 2048, so
 #                  there pass --sizes)
+#   --model        only the cost model's check (tests/bench/model_check.cc): 22 shapes (square,
+#                  tall-skinny, short-wide, small K, large K; or --shapes) x fp32, fp64_6, the
+#                  routed call and OpenBLAS alternated, medians of --reps (default 5) after a
+#                  warm-up, against policy/cost_model.cc's prediction for the backend (model.log);
+#                  OPENBLAS_THREAD_TIMEOUT=4 unless set, so OpenBLAS's threads do not spin into it
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -29,12 +34,13 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sweep=0 sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 model=0 sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --sweep) sweep=1 ;;
+        --model) model=1 ;;
         --sizes) sizes=$2; shift ;;
         --shapes) shapes=$2; shift ;;
         --backend) backend=$2; shift ;;
@@ -44,7 +50,7 @@ while [ $# -gt 0 ]; do
         --driver) driver=$2; shift ;;
         --interposer) interposer=$2; shift ;;
         --amxemu) amxemu=$2; shift ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -76,6 +82,23 @@ fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+if [ "$model" = 1 ]; then
+    [ "$backend" = amx ] && { echo "bench.sh: --model times, so not on --backend amx" >&2; exit 2; }
+    checker="$(dirname "$driver")/amxblas_model_check"
+    [ -x "$checker" ] || cmake --build "$build" -j2 --target amxblas_model_check
+    [ -x "$checker" ] || { echo "bench.sh: no amxblas_model_check beside $driver" >&2; exit 1; }
+    export OPENBLAS_THREAD_TIMEOUT="${OPENBLAS_THREAD_TIMEOUT:-4}"
+    [ "$backend" = avx512 ] && export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
+    set -- --backend "$backend" --reps "${reps:-5}"
+    [ -n "$shapes" ] && set -- "$@" --shapes "$shapes"
+    {
+        echo "bench.sh --model: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n);" \
+             "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
+             "load:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+        "$checker" "$@"
+    } 2>&1 | tee "$out/model.log"
+    exit 0
+fi
 log="$out/bench.log"
 rm -f "$out"/*.csv "$out"/*.png
 export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
@@ -140,7 +163,7 @@ if [ -n "$interposer" ] && [ "$backend" != amx ]; then
             run=0
             while [ "$run" -lt "$fc_runs" ]; do
                 # Interleaved, one process each, so a change in the machine's load hits both.
-                logged env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_FP64_PRODUCTS=6 \
+                logged env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_SHAPES=square AMXBLAS_FP64_PRODUCTS=6 \
                     AMXBLAS_MIN_N=1 AMXBLAS_VERBOSE=0 "$driver" --first-call "$n" --route "$r" --out "$out" || status=1
                 logged "$driver" --first-call "$n" --route "$r" --baseline --out "$out" || status=1
                 run=$((run + 1))

@@ -36,7 +36,7 @@ orders="256 512 256 512"
 echo
 echo "== running gemm_check $orders under amxblas-run, routed (backend $backend)"
 set -x
-AMXBLAS_LIBRARY=build/shim/libamxblas.so scripts/amxblas-run --backend "$backend" \
+AMXBLAS_LIBRARY=build/shim/libamxblas.so scripts/amxblas-run --backend "$backend" --shapes square \
     --fp64-products 21 --fp32 on --verbose 2 --log "$demo/gemm_check.log" \
     -- "$demo/gemm_check" $orders
 { set +x; } 2>/dev/null

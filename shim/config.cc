@@ -139,7 +139,8 @@ Settings read_settings(EnvLookup env, int cores) {
     if (const char* x = env("AMXBLAS_SHAPES")) {
         if (!std::strcmp(x, "square")) s.shapes = ShapeRule::square;
         else if (!std::strcmp(x, "any")) s.shapes = ShapeRule::any;
-        else warn_invalid("AMXBLAS_SHAPES", x, "accepted: square or any", "square");
+        else if (!std::strcmp(x, "auto")) s.shapes = ShapeRule::automatic;
+        else warn_invalid("AMXBLAS_SHAPES", x, "accepted: auto, square or any", "auto");
     }
     if (const char* x = env("AMXBLAS_BACKEND")) {
         kernels::Backend b;

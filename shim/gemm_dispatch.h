@@ -67,6 +67,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
 
     GemmCall call;
     call.precision = precision_of<T>();
+    call.complex = std::is_same_v<T, cfloat> || std::is_same_v<T, cdouble>;
     call.transa = args.transa;
     call.transb = args.transb;
     call.m = m;
@@ -117,6 +118,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     rec.backend = kernels::backend_name(d.backend);
     rec.threads = d.threads;
     rec.note = d.threads_note;
+    rec.predicted_speedup = d.predicted_speedup;
     rec.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     log_call(rec);
 }

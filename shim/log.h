@@ -22,6 +22,9 @@ struct CallRecord {
     const char* backend;  // kernel backend when routed
     int threads;
     const char* note;     // threads note, or nullptr
+    // AMXBLAS_SHAPES=auto: the cost model's predicted speedup (predicted=1.80x), 0 when the
+    // model was not consulted (no field).
+    double predicted_speedup;
     double seconds;
     // AMXBLAS_FP64_PRODUCTS=auto, routed: route is the product count picked (fp64-N), and
     // the line adds products=N, the certificate's margin and the entries repaired in FP64.

@@ -36,6 +36,7 @@ std::string routing_outlook(const Settings& s, const Hardware& hw) {
     const bool fp64 = fp64_route(s.fp64_products) != Route::forward;
     Settings both = s;
     both.fp32 = true;
+    both.shapes = ShapeRule::any;  // the machine's answer, not the cost model's on a small call
     const Decision d = decide(eligible_call(both, Precision::fp32), both, hw);
     const char* machine = d.route == Route::forward ? d.reason : nullptr;
     if (!machine && (fp32 || fp64)) return "";

@@ -31,8 +31,16 @@ GemmCall routable(Precision p = Precision::fp64, int n = 512) {
     return c;
 }
 
-Settings fp64_on() {
+// The rules before the cost model: AMXBLAS_SHAPES=square (auto's cost model has its own tests,
+// test_cost_model.cc).
+Settings square() {
     Settings s;
+    s.shapes = ShapeRule::square;
+    return s;
+}
+
+Settings fp64_on() {
+    Settings s = square();
     s.fp64_products = 21;
     s.num_threads = 8;
     return s;
@@ -108,7 +116,7 @@ void routes_by_default(void**) {
     assert_int_equal(static_cast<int>(d.backend), static_cast<int>(kernels::Backend::amx));
     assert_int_equal(d.threads, 8);
     assert_null(d.threads_note);
-    assert_routed(decide(routable(Precision::fp32), Settings{}, amx_machine()), Route::amx_fp32);
+    assert_routed(decide(routable(Precision::fp32), square(), amx_machine()), Route::amx_fp32);
 }
 
 void args_invalid(void**) {
@@ -187,7 +195,7 @@ void precision_disabled(void**) {
     s.fp32 = false;
     assert_reason(decide(routable(Precision::fp32), s, amx_machine()), reason::fp32_disabled);
     // The default: no DGEMM routed. An unsupported product count also disables FP64.
-    assert_reason(decide(routable(), Settings{}, amx_machine()), reason::fp64_disabled);
+    assert_reason(decide(routable(), square(), amx_machine()), reason::fp64_disabled);
     s = fp64_on();
     s.fp64_products = 7;
     assert_reason(decide(routable(), s, amx_machine()), reason::fp64_disabled);
@@ -206,7 +214,7 @@ void precision_disabled(void**) {
     s = fp64_on();
     s.fp32 = false;
     assert_routed(decide(routable(), s, amx_machine()), Route::amx_fp64_21);
-    assert_routed(decide(routable(Precision::fp32), Settings{}, amx_machine()), Route::amx_fp32);
+    assert_routed(decide(routable(Precision::fp32), square(), amx_machine()), Route::amx_fp32);
 }
 
 void shape_rule(void**) {
@@ -304,7 +312,7 @@ void check_order(void**) {
     c.k = 0;
     c.ldc = 0;  // invalid (LDC < max(1, m))
     c.alpha_is_zero = true;
-    Settings s;  // fp64 off, square, min_n 256, automatic backend
+    Settings s = square();  // fp64 off, square, min_n 256, automatic backend
     Hardware none;
     const char* expected[] = {reason::args_invalid, reason::size_empty, reason::size_k_zero,
                               reason::alpha_zero, reason::fp64_disabled,

@@ -9,7 +9,7 @@ export AMXBLAS_LIBRARY=$2
 fresh_dir "$out"
 backend=$(test_backend)
 
-"$run" --backend "$backend" --fp64-products 21 --fp32 on --verbose 2 --log "$out/fortran.log" \
+"$run" --backend "$backend" --shapes square --fp64-products 21 --fp32 on --verbose 2 --log "$out/fortran.log" \
     -- "$exe" "$n" || fail "gemm_check failed under the library"
 expect_routed "$out/fortran.log" dgemm_ "$n" fp64-21
 expect_routed "$out/fortran.log" sgemm_ "$n" fp32

@@ -35,4 +35,8 @@ echo "ok: pkg-config's preload $preload exists and preloads (its summary is in $
 [ -f "$(dirname "$lib")/libamxblas.so.0" ] || fail "no libamxblas.so.0 beside $lib"
 [ -n "$(find "$out/prefix/share/doc" -name README.md)" ] || fail "no README.md in share/doc"
 "$out/prefix/bin/amxblas-report" --help > /dev/null || fail "the installed amxblas-report fails"
+# --explain's helper is installed under libexec and the installed launcher finds it.
+"$out/prefix/bin/amxblas-run" --explain dgemm 4096 4096 256 > "$out/explain.out" 2>&1 ||
+    fail "the installed amxblas-run --explain fails: $(tail -3 "$out/explain.out")"
+grep -q "^amx .* route fp64-21" "$out/explain.out" || fail "amxblas-run --explain: no amx row: $(cat "$out/explain.out")"
 echo "ok: launcher, report tool, amxblas.pc and README installed"

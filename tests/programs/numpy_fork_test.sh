@@ -15,7 +15,7 @@ py=/usr/bin/python3
 fresh_dir "$out"
 backend=$(test_backend)
 
-timeout 300 "$run" --backend "$backend" --fp32 on --threads 2 --verbose 2 --log "$out/numpy.%p.log" \
+timeout 300 "$run" --backend "$backend" --shapes square --fp32 on --threads 2 --verbose 2 --log "$out/numpy.%p.log" \
     -- "$py" "$script" "$n" || fail "the program failed or timed out (status $?)"
 routed="amxblas: routine=cblas_sgemm .* m=$n n=$n k=$n .*route=fp32 backend=$backend threads=2 time_us="
 logs=$(grep -l -E "$routed" "$out"/numpy.*.log | wc -l)

@@ -15,7 +15,7 @@ fresh_dir "$out"
 backend=$(test_backend)
 
 env -u LD_PRELOAD "$py" "$script" reference "$out" "$n"
-"$run" --backend "$backend" --fp64-products 21 --fp32 on --verbose 2 --log "$out/numpy.log" \
+"$run" --backend "$backend" --shapes square --fp64-products 21 --fp32 on --verbose 2 --log "$out/numpy.log" \
     -- "$py" "$script" preloaded "$out" "$n"
 expect_routed "$out/numpy.log" cblas_sgemm "$n" fp32
 expect_routed "$out/numpy.log" cblas_dgemm "$n" fp64-21

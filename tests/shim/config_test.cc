@@ -37,7 +37,7 @@ void defaults_when_unset(void**) {
     assert_true(s.fp32);
     assert_int_equal(s.fp64_products, 0);
     assert_int_equal(s.min_n, 256);
-    assert_true(s.shapes == ShapeRule::square);
+    assert_true(s.shapes == ShapeRule::automatic);
     assert_true(s.backend == BackendChoice::automatic);
     assert_int_equal(s.num_threads, 8);
     assert_int_equal(s.verbose, 0);
@@ -77,7 +77,7 @@ void invalid_values_fall_back_to_defaults(void**) {
     assert_true(s.fp32);
     assert_int_equal(s.fp64_products, 0);
     assert_int_equal(s.min_n, 256);
-    assert_true(s.shapes == ShapeRule::square);
+    assert_true(s.shapes == ShapeRule::automatic);
     assert_true(s.backend == BackendChoice::automatic);
     assert_int_equal(s.num_threads, 5);  // AMXBLAS_NUM_THREADS invalid: OMP_NUM_THREADS
     assert_int_equal(s.verbose, 0);

@@ -17,7 +17,7 @@ every=0 delay=0
 case_() {
     local name=$1 mode=$2 sig=$3 want_rc=$4 want_summaries=$5 text=${6:-}
     local log=$work/$name.log out=$work/$name.out
-    AMXBLAS_SUMMARY_EVERY=$every AMXBLAS_VERBOSE=1 AMXBLAS_LOG=$log AMXBLAS_BACKEND=$backend AMXBLAS_NUM_THREADS=2 \
+    AMXBLAS_SUMMARY_EVERY=$every AMXBLAS_VERBOSE=1 AMXBLAS_LOG=$log AMXBLAS_BACKEND=$backend AMXBLAS_SHAPES=square AMXBLAS_NUM_THREADS=2 \
         LD_PRELOAD=$lib timeout 120 "$prog" "$mode" >"$out" 2>&1 &
     local pid=$!
     for _ in $(seq 600); do grep -q ready "$out" && break; sleep 0.1; done

@@ -1,0 +1,157 @@
+#include "policy/cost_model.h"
+
+#include <algorithm>
+
+namespace amxblas {
+
+namespace {
+
+// ---- The constants: one row per backend of kernels/common/backends.def, per core. ------------
+//
+// "Run A" is the main benchmark run of docs/performance.md (`OPENBLAS_CORETYPE=COOPERLAKE
+// ./scripts/bench.sh`, 2-core AMD EPYC with AVX-512 BF16, OpenBLAS 0.3.21; docs/bench/bench.log).
+
+// AMX: the whole-call model of tests/bench/bench_model.cc, unchanged. Tile work from the
+// harness's exact instruction counts at TDPBF16PS 16, TILELOADD 8, TILESTORED 8 cycles and
+// 2.0 GHz (tests/bench/bench.h kTdpCycles..., sources in tests/bench/bench_amx.cc: Intel's
+// optimization manual for TDPBF16PS, the rest assumed). Scan, split + pack and reconstruction
+// are run A's AVX-512 rates at N = 2048 (bench.log, "Whole-call AMX model": scan 6.39 GB/s FP32;
+// split + pack 10.36 GB/s FP32, 9.70 GB/s FP64-6, the slowest of 8.60-11.02 for the FP64
+// routes but FP64-10's; reconstruction 7.45e9 / 1.7e10 values/s): every AMX CPU has AVX-512 and
+// runs those code paths. The real BLAS: oneMKL at 90% of two 512-bit FMA ports (64 FP32 /
+// 32 FP64 FLOP per cycle) at 2.0 GHz, bench_model.cc's native model; with it the model gives
+// bench_model's ratios, which the paper's Figure 7 bounds (FP32 1.14-2.56x measured).
+// Overhead: the routed call's fixed cost (thread-pool wake-up, workspace, set-up) as measured
+// on the reference row's machine (6-19 us; 15 us taken): an assumption that an AMX server wakes
+// its workers as fast; run A's VM needed about 100 us (its vCPUs on separate caches).
+constexpr CostConstants kCost_amx = {
+    /*tiles=*/true, /*tdp=*/16, /*load=*/8, /*store=*/8, /*clock=*/2.0e9,
+    /*step_s_fp32=*/0, /*step_s_fp64=*/0,
+    /*scan=*/6.39e9,
+    /*split_pack fp32, fp64=*/10.36e9, 9.70e9,
+    /*recon fp32, fp64=*/7.45e9, 1.7e10,
+    /*overhead=*/15e-6,
+    /*blas fp32, fp64=*/0.90 * 64 * 2.0e9, 0.90 * 32 * 2.0e9,
+};
+
+// avx512: the same machine as run A, so the same scan, split + pack and reconstruction rates.
+// One BF16 product of a 32 x 32 x 32 step per core: run A at N = 2048, the call less its
+// measured split + pack, scan and reconstruction shares, times 2 cores, over the 6 x 64^3
+// product steps: FP32 198.157 ms x (1 - 0.020 - 0.013 - 0.010) -> 241 ns; FP64-6 195.097 ms x
+// (1 - 0.031 - 0.008 - 0.036) -> 230 ns. The real BLAS: run A's OpenBLAS at N = 2048, 384.53
+// (SGEMM) and 172.55 (DGEMM) GFLOP/s on 2 cores. Overhead: run A's FP64-6 call at N = 256,
+// 0.563 ms, less the model's phases, 0.461 ms (with these constants the model is within 25% of
+// run A's eight rows N = 256 ... 2048, FP32 and FP64-6: docs/cost-model.md).
+constexpr CostConstants kCost_avx512 = {
+    false, 0, 0, 0, 0,
+    /*step_s_fp32=*/241e-9, /*step_s_fp64=*/230e-9,
+    /*scan=*/6.39e9,
+    /*split_pack fp32, fp64=*/10.36e9, 9.70e9,
+    /*recon fp32, fp64=*/7.45e9, 1.7e10,
+    /*overhead=*/100e-6,
+    /*blas fp32, fp64=*/384.53e9 / 2, 172.55e9 / 2,
+};
+
+// reference: measured on a 2-core AMD EPYC Zen 3 without AVX-512, shared with other jobs
+// (load average about 5): the portable scan, split and reconstruction and the scalar
+// micro-kernel, and Debian's OpenBLAS 0.3.21 on 2 threads. The medians, over the 22 shapes x
+// {fp32, fp64-6} of its default sweep, of the rates each run implies, from
+// `OPENBLAS_THREAD_TIMEOUT=4 build/tests/bench/amxblas_model_check --calibrate --reps 3` (its
+// first version, 3 runs per shape in a row; it now measures in rounds over the sweep)
+// (tests/bench/model_check.cc; PhaseTimes split each call): steps 9.8 / 10.5 us, scan
+// 1.18 GB/s, split + pack 1.25 / 0.43 GB/s, reconstruction 3.8e9 / 2.26e9 values/s, overhead
+// 6-19 us, OpenBLAS 19.9 / 9.6 GFLOP/s per core (FP32 / FP64).
+constexpr CostConstants kCost_reference = {
+    false, 0, 0, 0, 0,
+    /*step_s_fp32=*/9.8e-6, /*step_s_fp64=*/10.5e-6,
+    /*scan=*/1.18e9,
+    /*split_pack fp32, fp64=*/1.25e9, 0.43e9,
+    /*recon fp32, fp64=*/3.8e9, 2.26e9,
+    /*overhead=*/15e-6,
+    /*blas fp32, fp64=*/19.9e9, 9.6e9,
+};
+
+double ceil_div(std::int64_t a, std::int64_t b) { return double((a + b - 1) / b); }
+double ru(std::int64_t a) { return ceil_div(a, kCostTile) * kCostTile; }
+
+// The driver's output blocks (kernels/driver/driver.cc, Blocking): 256 x 256, halved in both
+// directions down to 64 x 64 while the call has fewer than 8 blocks per thread.
+std::int64_t block_count(std::int64_t m, std::int64_t n, int threads) {
+    std::int64_t b = kCostBlock;
+    auto blocks = [&](std::int64_t s) { return std::int64_t(ceil_div(m, s) * ceil_div(n, s)); };
+    while (threads > 1 && blocks(b) < std::int64_t(kCostBlocksPerThread) * threads && b / 2 >= kCostMinBlock) b /= 2;
+    return blocks(b);
+}
+
+}  // namespace
+
+const CostConstants& cost_constants(kernels::Backend b) {
+    switch (b) {
+#define AMXBLAS_BACKEND(id, built, detector, microkernels, why) \
+    case kernels::Backend::id: return kCost_##id;
+#include "kernels/common/backends.def"
+#undef AMXBLAS_BACKEND
+    }
+    return kCost_reference;
+}
+
+CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
+    CostPrediction p;
+    const bool fp64 = in.precision == kernels::Precision::fp64;
+    const int threads = std::max(1, in.threads);
+    // A complex call is one real GEMM of M x 2N x 2K (kernels/driver/complex_gemm.cc).
+    const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
+    // FP64 auto: what it picks on ordinary inputs, 21 products of 6 slices (docs/accuracy.md),
+    // plus its certificate's one lower-bound product, on the 8 slices it always splits.
+    const bool fp64_auto = fp64 && in.products == kernels::kFp64Auto;
+    const double products = fp64_auto ? 22 : in.products;
+    const double slices = fp64_auto ? kernels::kFp64Slices : in.slices;
+
+    const double tiles = ceil_div(m, kCostTile) * ceil_div(n, kCostTile), steps = ceil_div(k, kCostTile);
+    const double panels = ceil_div(k, kCostBlock);
+    p.blocks = block_count(m, n, threads);
+    // The block loop hands whole blocks to the threads: its last round may leave some idle.
+    const double per_thread = ceil_div(p.blocks, threads) / double(p.blocks);
+
+    p.product_steps = products * tiles * steps;
+    double work_s;  // the block loop's products, one core
+    if (c.tiles) {
+        // tests/bench/bench_amx.cc tile_counts(): per 32 x 32 x 32 step FP32's fused chain issues
+        // 24 TDPBF16PS and 14 TILELOADD, FP64 4 of each per product; 4 stores per product and
+        // panel (FP32: 4 per panel). Loads and stores overlap the products.
+        p.tdpbf16ps = 4 * p.product_steps;
+        p.tileloadd = fp64 ? 4 * p.product_steps : 14 * tiles * steps;
+        p.tilestored = (fp64 ? 4 * products : 4) * tiles * panels;
+        work_s = std::max(c.tdp_cycles * p.tdpbf16ps, c.load_cycles * p.tileloadd + c.store_cycles * p.tilestored) /
+                 c.clock_hz;
+    } else {
+        work_s = p.product_steps * (fp64 ? c.step_s_fp64 : c.step_s_fp32);
+    }
+    p.products_s = work_s * per_thread;
+
+    // Reconstruction: FP32 adds each panel after the first into the block accumulator, FP64
+    // widen-adds every product's tile; both then write C (M x N values).
+    const double values = (fp64 ? products * ru(m) * ru(n) * panels : ru(m) * ru(n) * (panels - 1)) + double(m) * n;
+    p.recon_values = values;
+    p.reconstruct_s = values / (fp64 ? c.recon_values_s_fp64 : c.recon_values_s_fp32) * per_thread;
+
+    // Split + pack: op(A) and op(B) read once, the slices written in BF16 (bench_main.cc sp_bytes).
+    const double elem = fp64 ? 8 : 4;
+    const double in_bytes = (double(m) * k + double(k) * n) * elem;
+    const double out_bytes = slices * 2.0 * (ru(m) + ru(n)) * ru(k);
+    p.split_pack_bytes = in_bytes + out_bytes;
+    p.scan_bytes = fp64 ? 0 : in_bytes;
+    p.split_pack_s = (in_bytes + out_bytes) / (fp64 ? c.split_pack_bytes_s_fp64 : c.split_pack_bytes_s_fp32) / threads;
+    // The FP32 domain scan reads op(A) and op(B) once; FP64 checks its rule inside the split.
+    p.scan_s = fp64 ? 0 : in_bytes / c.scan_bytes_s / threads;
+    p.overhead_s = c.overhead_s;
+    p.routed_s = p.scan_s + p.split_pack_s + p.products_s + p.reconstruct_s + p.overhead_s;
+
+    const double flops = (in.complex ? 8.0 : 2.0) * double(in.m) * double(in.n) * double(in.k);
+    p.blas_flops = flops;
+    p.blas_s = flops / ((fp64 ? c.blas_flops_s_fp64 : c.blas_flops_s_fp32) * threads);
+    p.speedup = p.routed_s > 0 ? p.blas_s / p.routed_s : 0;
+    return p;
+}
+
+}  // namespace amxblas

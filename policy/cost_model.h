@@ -1,0 +1,67 @@
+// The per-call cost model behind AMXBLAS_SHAPES=auto (docs/cost-model.md): from a call's sizes,
+// its route, the backend and the thread count it predicts the routed call's time phase by phase
+// and the real BLAS's time, so that decide() routes only the calls that gain. Pure: it reads
+// no matrix and no environment; its constants are one table (cost_model.cc), each with its
+// source. The counts follow the kernels' blocking (kernels/isa/microkernel.h, kernels/driver/
+// driver.cc), restated here because the policy may include only kernels/common/; the policy
+// tests check that the two agree (tests/policy/test_cost_model.cc).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/gemm_types.h"
+#include "kernels/common/variants.h"
+
+namespace amxblas {
+
+// The kernels' geometry as the model counts it: 32 x 32 x 32 micro-kernel steps in
+// 256 x 256 x 256 blocks, cut down to 64 x 64 for calls with fewer than 8 blocks per thread.
+inline constexpr int kCostTile = 32, kCostBlock = 256, kCostMinBlock = 64, kCostBlocksPerThread = 8;
+
+// A call routes where predicted speedup >= this margin: 10% headroom for the model's error
+// (its calibrated phases were within about 30% of measured times, docs/cost-model.md) without
+// forwarding the calls the paper's regime routes on AMX.
+inline constexpr double kCostMargin = 1.1;
+
+// One backend's constants, all per core (the phases are assumed to scale with the threads).
+struct CostConstants {
+    // Products: AMX by tile-instruction cycles; the vector backends by seconds per BF16 product
+    // of one 32 x 32 x 32 micro-kernel step.
+    bool tiles = false;
+    double tdp_cycles = 0, load_cycles = 0, store_cycles = 0, clock_hz = 0;
+    double step_s_fp32 = 0, step_s_fp64 = 0;
+    double scan_bytes_s = 0;                          // FP32 domain scan (FP64 calls skip it)
+    double split_pack_bytes_s_fp32 = 0, split_pack_bytes_s_fp64 = 0;
+    double recon_values_s_fp32 = 0, recon_values_s_fp64 = 0;  // panel adds / widen-adds, C writes
+    double overhead_s = 0;                            // per routed call: thread wake-up, set-up
+    double blas_flops_s_fp32 = 0, blas_flops_s_fp64 = 0;      // the real BLAS, FLOP/s per core
+};
+
+const CostConstants& cost_constants(kernels::Backend b);
+
+struct CostInput {
+    kernels::Precision precision = kernels::Precision::fp32;
+    bool complex = false;             // CGEMM/ZGEMM: one real GEMM of M x 2N x 2K (complex_gemm.cc)
+    std::int64_t m = 0, n = 0, k = 0;
+    int products = 6;                 // the route's products; kernels::kFp64Auto for auto
+    int slices = 3;                   // the route's slices (split + pack writes this many)
+    kernels::Backend backend = kernels::Backend::amx;
+    int threads = 1;                  // of the routed call; the real BLAS is given as many
+};
+
+// Seconds per phase, on `threads` threads.
+struct CostPrediction {
+    double scan_s = 0, split_pack_s = 0, products_s = 0, reconstruct_s = 0, overhead_s = 0;
+    double routed_s = 0;    // their sum
+    double blas_s = 0;      // the real BLAS on the same threads
+    double speedup = 0;     // blas_s / routed_s
+    // The counts behind them (AMX: the harness's instruction counts, tests/bench/bench_amx.cc).
+    double product_steps = 0, tdpbf16ps = 0, tileloadd = 0, tilestored = 0;
+    double scan_bytes = 0, split_pack_bytes = 0, recon_values = 0, blas_flops = 0;
+    std::int64_t blocks = 0;
+};
+
+CostPrediction predict_cost(const CostInput& in, const CostConstants& c);
+inline CostPrediction predict_cost(const CostInput& in) { return predict_cost(in, cost_constants(in.backend)); }
+
+}  // namespace amxblas

@@ -1,0 +1,234 @@
+// The cost model (policy/cost_model.h) against measured times, for the backend at hand
+// (scripts/bench.sh --model): per shape and route, the routed call (the FP32 domain scan, then
+// the emulation, as the shim runs them) and OpenBLAS, alternated, medians of --reps rounds over
+// the whole sweep after a warm-up round; the model's prediction for the same threads beside them.
+//   amxblas_model_check [--backend B] [--threads T] [--reps R] [--routes "fp32 fp64_6"]
+//                       [--shapes "MxNxK ..."] [--calibrate]
+// --calibrate also prints the per-core rates each measurement implies (the constants of
+// policy/cost_model.cc), phase by phase from kernels::PhaseTimes, and their medians.
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/isa/backend.h"
+#include "kernels/scan/operand_scan.h"
+#include "policy/cost_model.h"
+#include "tests/bench/real_blas_threads.h"
+#include "tests/common/rng.h"
+
+namespace {
+
+using namespace amxblas;
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? NAN : v[v.size() / 2];
+}
+
+struct Shape {
+    int m, n, k;
+};
+
+// The sweep's default: square, tall-skinny, short-wide, small K and large K (>= 20 shapes),
+// small enough for the scalar reference backend.
+const char* kDefaultShapes =
+    "128x128x128 192x192x192 256x256x256 320x320x320 384x384x384 512x512x512 "
+    "1024x128x128 2048x64x256 128x1024x128 64x2048x256 "
+    "512x512x32 512x512x64 768x768x32 1024x1024x16 "
+    "128x128x1024 64x64x4096 256x256x1024 96x96x2048 "
+    "300x200x100 100x300x500 640x96x384 96x640x384";
+
+// One shape and route: its operands, and the times of each round.
+struct Measured {
+    double routed_s, blas_s;
+    kernels::PhaseTimes phases;  // of the median routed run
+    double scan_s;
+};
+
+// One shape and route: its operands, and the times of each round.
+struct Case {
+    Shape s;
+    std::string route;
+    bool fp64;
+    int products;
+    const kernels::Variant* v;
+    std::vector<float> af, bf, cf;
+    std::vector<double> ad, bd, cd;
+    std::vector<double> routed, blas, scans;
+    std::vector<kernels::PhaseTimes> phases;
+};
+
+template <typename T>
+void run_once(Case& c, const std::vector<T>& a, const std::vector<T>& b, std::vector<T>& out, kernels::Backend backend,
+              int threads, bool record) {
+    const Shape& s = c.s;
+    kernels::GemmArgs<T> g{'N', 'N', s.m, s.n, s.k, T(1), a.data(), s.m, b.data(), s.k, T(0), out.data(), s.m};
+    kernels::RunOptions opt;
+    opt.backend = backend;
+    opt.threads = threads;
+    opt.fp64_products = c.products;
+    kernels::PhaseTimes pt;
+    opt.times = &pt;
+    bench::wait_for_real_blas_threads_to_sleep();
+    double t0 = now_s();
+    if constexpr (std::is_same_v<T, float>) kernels::scan_gemm_operands(g, threads);
+    const double t_scan = now_s() - t0;
+    const char* why = kernels::emulate_gemm(g, opt);
+    const double t_routed = now_s() - t0;
+    if (why) std::fprintf(stderr, "amxblas_model_check: %dx%dx%d forwarded: %s\n", s.m, s.n, s.k, why);
+    t0 = now_s();
+    if constexpr (std::is_same_v<T, float>)
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.f, a.data(), s.m, b.data(), s.k, 0.f,
+                    out.data(), s.m);
+    else
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, a.data(), s.m, b.data(), s.k, 0.0,
+                    out.data(), s.m);
+    const double t_blas = now_s() - t0;
+    if (!record) return;
+    c.routed.push_back(t_routed);
+    c.blas.push_back(t_blas);
+    c.scans.push_back(t_scan);
+    c.phases.push_back(pt);
+}
+
+void run_once(Case& c, kernels::Backend backend, int threads, bool record) {
+    if (c.fp64) run_once(c, c.ad, c.bd, c.cd, backend, threads, record);
+    else run_once(c, c.af, c.bf, c.cf, backend, threads, record);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    kernels::Backend backend = kernels::Backend::reference;
+    int threads = 2, reps = 3;
+    bool calibrate = false;
+    std::string routes = "fp32 fp64_6", shapes = kDefaultShapes;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "amxblas_model_check: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--backend") {
+            if (!kernels::parse_backend(next(), &backend)) return std::fprintf(stderr, "unknown backend\n"), 2;
+        } else if (a == "--threads") threads = std::atoi(next());
+        else if (a == "--reps") reps = std::max(1, std::atoi(next()));
+        else if (a == "--routes") routes = next();
+        else if (a == "--shapes") shapes = next();
+        else if (a == "--calibrate") calibrate = true;
+        else return std::fprintf(stderr, "amxblas_model_check: unknown option %s\n", a.c_str()), 2;
+    }
+    if (!kernels::backend_usable(backend, false)) {
+        std::printf("backend %s cannot run on this machine: model check skipped\n", kernels::backend_name(backend));
+        return 0;
+    }
+    openblas_set_num_threads(threads);
+    std::printf("== Cost model against measured times: backend %s, %d threads, medians of %d alternated rounds after a "
+                "warm-up round ==\n", kernels::backend_name(backend), threads, reps);
+    std::printf("%-16s %-7s %11s %11s %7s %10s %10s %7s %9s %9s\n", "MxNxK", "route", "routed_ms", "predict_ms",
+                "err%", "blas_ms", "bl_pred_ms", "err%", "speedup", "sp_pred");
+    std::map<std::string, std::vector<double>> rates;
+    int rows = 0, within30 = 0;
+    double worst = 0;
+    std::istringstream rs(routes);
+    std::vector<std::string> route_list;
+    for (std::string w; rs >> w;) route_list.push_back(w);
+    std::vector<Case> cases;
+    std::istringstream ss(shapes);
+    for (std::string w; ss >> w;) {
+        Shape sh{};
+        if (std::sscanf(w.c_str(), "%dx%dx%d", &sh.m, &sh.n, &sh.k) != 3) continue;
+        for (const std::string& route : route_list) {
+            Case c;
+            c.s = sh;
+            c.route = route;
+            c.fp64 = route != "fp32";
+            c.products = c.fp64 ? std::atoi(route.c_str() + 5) : 6;
+            c.v = c.fp64 ? kernels::fp64_variant(c.products) : &kernels::kVariants[0];
+            if (!c.v) continue;
+            test::Rng r(7);
+            const std::size_t na = std::size_t(sh.m) * sh.k, nb = std::size_t(sh.k) * sh.n, nc = std::size_t(sh.m) * sh.n;
+            if (c.fp64) {
+                c.ad.resize(na), c.bd.resize(nb), c.cd.resize(nc);
+                for (auto& x : c.ad) x = r.uniform();
+                for (auto& x : c.bd) x = r.uniform();
+            } else {
+                c.af.resize(na), c.bf.resize(nb), c.cf.resize(nc);
+                for (auto& x : c.af) x = float(r.uniform());
+                for (auto& x : c.bf) x = float(r.uniform());
+            }
+            cases.push_back(std::move(c));
+        }
+    }
+    // Rounds over the whole sweep (round 0 the warm-up): a burst of load from elsewhere on a
+    // shared machine then falls on one run of many cases, not on every run of one.
+    for (int round = 0; round <= reps; ++round)
+        for (Case& c : cases) run_once(c, backend, threads, round > 0);
+    for (Case& c : cases) {
+        const Shape& s = c.s;
+        const bool fp64 = c.fp64;
+        const std::string& route = c.route;
+        Measured me{median(c.routed), median(c.blas), {}, median(c.scans)};
+        std::vector<std::size_t> idx(c.routed.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+        std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return c.routed[x] < c.routed[y]; });
+        me.phases = c.phases[idx[idx.size() / 2]];
+        {
+            const int products = c.products;
+            const kernels::Variant* v = c.v;
+            CostInput in;
+            in.precision = fp64 ? kernels::Precision::fp64 : kernels::Precision::fp32;
+            in.m = s.m, in.n = s.n, in.k = s.k;
+            in.products = products;
+            in.slices = v->slices;
+            in.backend = backend;
+            in.threads = threads;
+            const CostPrediction p = predict_cost(in);
+            const double err = 100 * (p.routed_s / me.routed_s - 1), berr = 100 * (p.blas_s / me.blas_s - 1);
+            ++rows;
+            within30 += std::fabs(err) <= 30;
+            worst = std::max(worst, std::fabs(err));
+            char name[48];
+            std::snprintf(name, sizeof name, "%dx%dx%d", s.m, s.n, s.k);
+            std::printf("%-16s %-7s %11.3f %11.3f %+7.1f %10.3f %10.3f %+7.1f %9.3f %9.3f\n", name, route.c_str(),
+                        1e3 * me.routed_s, 1e3 * p.routed_s, err, 1e3 * me.blas_s, 1e3 * p.blas_s, berr,
+                        me.blas_s / me.routed_s, p.speedup);
+            if (!calibrate) continue;
+            // The per-core rates this run implies (what policy/cost_model.cc's table holds).
+            const double per_thread = std::ceil(double(p.blocks) / threads) / double(p.blocks);
+            const kernels::PhaseTimes& t = me.phases;
+            const std::string pre = fp64 ? "fp64." : "fp32.";
+            rates[pre + "step_s"].push_back((t.compute_s - t.reconstruct_s) / per_thread / p.product_steps);
+            if (t.split_pack_s > 0) rates[pre + "split_pack_bytes_s"].push_back(p.split_pack_bytes / (t.split_pack_s * threads));
+            if (t.reconstruct_s > 0) rates[pre + "recon_values_s"].push_back(p.recon_values * per_thread / t.reconstruct_s);
+            if (!fp64 && me.scan_s > 0) rates["fp32.scan_bytes_s"].push_back(p.scan_bytes / (me.scan_s * threads));
+            rates[pre + "blas_flops_s"].push_back(p.blas_flops / (me.blas_s * threads));
+            rates[pre + "overhead_s"].push_back(me.routed_s - me.scan_s - t.split_pack_s - t.compute_s -
+                                                t.certificate_s);
+        }
+    }
+
+    std::printf("%d rows, %d within 30%% of the measured routed time, worst %.1f%%\n", rows, within30, worst);
+    if (calibrate) {
+        std::printf("\nper-core rates implied by each row (median [min, max]; policy/cost_model.cc's constants):\n");
+        for (auto& [name, v] : rates) {
+            std::sort(v.begin(), v.end());
+            std::printf("  %-26s %.4g  [%.4g, %.4g]  (%zu rows)\n", name.c_str(), median(v), v.front(), v.back(), v.size());
+        }
+    }
+    return 0;
+}

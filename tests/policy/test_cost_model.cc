@@ -1,0 +1,234 @@
+// The cost model (policy/cost_model.h) and AMXBLAS_SHAPES=auto in decide(): the model's counts
+// against the kernels' blocking, monotonicity, issue 26's target shapes on each backend, and
+// that square and any never consult it.
+#include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "kernels/isa/microkernel.h"
+#include "policy/cost_model.h"
+#include "policy/reasons.h"
+#include "policy/route.h"
+
+using namespace amxblas;
+using kernels::Backend;
+
+// The model restates the kernels' geometry (the policy may include only kernels/common/): a
+// change there must change it too. This test may include the kernels' header.
+static_assert(kCostTile == kernels::kAmxGeometry.mr && kCostTile == kernels::kAmxGeometry.nr &&
+                  kCostTile == kernels::kAmxGeometry.kstep,
+              "policy/cost_model.h kCostTile: the micro-kernel geometry changed");
+static_assert(kCostBlock == kernels::kBlockM && kCostBlock == kernels::kBlockN && kCostBlock == kernels::kBlockK,
+              "policy/cost_model.h kCostBlock: the driver's blocks changed");
+
+namespace {
+
+GemmCall call(Precision p, std::int64_t m, std::int64_t n, std::int64_t k, char ta = 'N', char tb = 'N',
+              bool complex = false) {
+    GemmCall c{};
+    c.precision = p;
+    c.complex = complex;
+    c.transa = ta;
+    c.transb = tb;
+    c.m = m;
+    c.n = n;
+    c.k = k;
+    c.lda = (ta == 'N') ? m : k;
+    c.ldb = (tb == 'N') ? k : n;
+    c.ldc = m;
+    return c;
+}
+
+// Default settings (AMXBLAS_SHAPES=auto) with FP64 on and the backend asked for.
+Settings auto_on(BackendChoice b, int fp64_products = 21) {
+    Settings s;
+    s.fp64_products = fp64_products;
+    s.backend = b;
+    s.num_threads = 2;
+    return s;
+}
+
+Hardware machine(bool amx, bool avx512) {
+    Hardware h;
+    h.set_runs(Backend::amx, amx);
+    h.set_runs(Backend::avx512, avx512);
+    h.set_runs(Backend::reference, true);
+    h.cores = 2;
+    return h;
+}
+
+CostPrediction predict(Backend b, Precision p, std::int64_t m, std::int64_t n, std::int64_t k, int products = 21,
+                       bool complex = false, int threads = 2) {
+    CostInput in;
+    in.precision = p;
+    in.complex = complex;
+    in.m = m;
+    in.n = n;
+    in.k = k;
+    in.products = p == Precision::fp32 ? 6 : products;
+    in.slices = p == Precision::fp32 ? 3 : (products == 6 ? 3 : products == 10 ? 4 : products == 15 ? 5 : 6);
+    in.backend = b;
+    in.threads = threads;
+    return predict_cost(in);
+}
+
+// tests/bench/bench_amx.cc tile_counts(), checked there against the harness: N = 512.
+void amx_counts_match_the_harness_formula(void**) {
+    const CostPrediction f = predict(Backend::amx, Precision::fp32, 512, 512, 512);
+    assert_true(f.tdpbf16ps == 24.0 * 256 * 16);
+    assert_true(f.tileloadd == 14.0 * 256 * 16);
+    assert_true(f.tilestored == 4.0 * 256 * 2);
+    const CostPrediction d = predict(Backend::amx, Precision::fp64, 512, 512, 512, 21);
+    assert_true(d.tdpbf16ps == 4.0 * 21 * 256 * 16);
+    assert_true(d.tileloadd == d.tdpbf16ps);
+    assert_true(d.tilestored == 4.0 * 21 * 256 * 2);
+    // Partial tiles count whole: 33 rows are 2 tiles, as the packer pads them.
+    assert_true(predict(Backend::amx, Precision::fp32, 33, 32, 32).tdpbf16ps == 24.0 * 2);
+    // The driver's blocks: N = 256 on 2 threads is cut to 64 x 64 (16 blocks), N = 1024 keeps 16.
+    assert_int_equal(predict(Backend::amx, Precision::fp32, 256, 256, 256).blocks, 16);
+    assert_int_equal(predict(Backend::amx, Precision::fp32, 1024, 1024, 256).blocks, 16);
+    assert_int_equal(predict(Backend::amx, Precision::fp32, 256, 256, 256, 6, false, 1).blocks, 1);
+}
+
+// Every phase, and the whole call, grows with M, N and K; more products cost more.
+void monotone(void**) {
+    for (Backend b : kernels::kAllBackends)
+        for (Precision p : {Precision::fp32, Precision::fp64}) {
+            const std::int64_t sizes[] = {64, 128, 256, 512, 1024, 4096};
+            for (int which = 0; which < 3; ++which) {
+                double last = 0, last_blas = 0;
+                for (std::int64_t s : sizes) {
+                    std::int64_t d[3] = {512, 512, 512};
+                    d[which] = s;
+                    const CostPrediction c = predict(b, p, d[0], d[1], d[2]);
+                    assert_true(c.routed_s > last);
+                    assert_true(c.blas_s > last_blas);
+                    assert_true(c.split_pack_s > 0 && c.products_s > 0 && c.reconstruct_s > 0);
+                    last = c.routed_s;
+                    last_blas = c.blas_s;
+                }
+            }
+        }
+    double last = 0;
+    for (int products : {6, 10, 15, 21}) {
+        const double t = predict(Backend::amx, Precision::fp64, 2048, 2048, 2048, products).routed_s;
+        assert_true(t > last);
+        last = t;
+    }
+    // The real BLAS gains from threads as much as the routed call's phases do.
+    assert_true(predict(Backend::amx, Precision::fp64, 4096, 4096, 4096, 21, false, 4).blas_s <
+                predict(Backend::amx, Precision::fp64, 4096, 4096, 4096, 21, false, 2).blas_s);
+    // FP64 auto costs more than FP64-21 (its certificate's product and 8 slices).
+    assert_true(predict(Backend::amx, Precision::fp64, 2048, 2048, 2048, kernels::kFp64Auto).routed_s >
+                predict(Backend::amx, Precision::fp64, 2048, 2048, 2048, 21).routed_s);
+    // A complex call is 4 real products' work.
+    const CostPrediction r = predict(Backend::amx, Precision::fp64, 1024, 1024, 1024);
+    const CostPrediction z = predict(Backend::amx, Precision::fp64, 1024, 1024, 1024, 21, true);
+    assert_true(z.product_steps == 4 * r.product_steps);
+    assert_true(z.blas_s == 4 * r.blas_s);
+}
+
+struct Target {
+    Precision p;
+    bool complex;
+    std::int64_t m, n, k;
+    char ta, tb;
+};
+// Issue 26: an HPL-like update and a DFT-like overlap, in the SGEMM, DGEMM, CGEMM and ZGEMM forms.
+const Target kTargets[] = {
+    {Precision::fp64, false, 4096, 4096, 256, 'N', 'N'}, {Precision::fp64, false, 1024, 1024, 65536, 'T', 'N'},
+    {Precision::fp32, false, 4096, 4096, 256, 'N', 'N'}, {Precision::fp32, false, 1024, 1024, 65536, 'T', 'N'},
+    {Precision::fp64, true, 4096, 4096, 256, 'N', 'N'},  {Precision::fp64, true, 1024, 1024, 65536, 'T', 'N'},
+    {Precision::fp32, true, 4096, 4096, 256, 'N', 'N'},  {Precision::fp32, true, 1024, 1024, 65536, 'T', 'N'},
+};
+
+void targets_routed_on_amx(void**) {
+    for (const Target& t : kTargets) {
+        const GemmCall c = call(t.p, t.m, t.n, t.k, t.ta, t.tb, t.complex);
+        const Decision d = decide(c, auto_on(BackendChoice::automatic), machine(true, true));
+        assert_null(d.reason);
+        assert_int_equal(static_cast<int>(d.backend), static_cast<int>(Backend::amx));
+        assert_true(d.predicted_speedup >= kCostMargin);
+        // Without AMX the model still runs for amx (what auto asks for), then the machine forwards.
+        const Decision here = decide(c, auto_on(BackendChoice::automatic), machine(false, true));
+        assert_string_equal(here.reason, reason::backend_no_amx);
+        assert_true(here.predicted_speedup >= kCostMargin);
+    }
+}
+
+void targets_forwarded_on_avx512_and_reference(void**) {
+    for (const Target& t : kTargets)
+        for (BackendChoice b : {BackendChoice::avx512, BackendChoice::reference}) {
+            const Decision d = decide(call(t.p, t.m, t.n, t.k, t.ta, t.tb, t.complex), auto_on(b), machine(false, true));
+            assert_int_equal(static_cast<int>(d.route), static_cast<int>(Route::forward));
+            assert_string_equal(d.reason, reason::cost_no_gain);
+            assert_true(d.predicted_speedup > 0 && d.predicted_speedup < kCostMargin);
+        }
+    // The model runs before the machine's check: avx512 asked for on a CPU without it.
+    const Decision d = decide(call(Precision::fp64, 4096, 4096, 256), auto_on(BackendChoice::avx512), machine(false, false));
+    assert_string_equal(d.reason, reason::cost_no_gain);
+}
+
+// Issue 26: default settings (auto) on the avx512 backend forward a 2048 x 2048 x 256 DGEMM with
+// a cost: reason and the prediction, for every FP64 setting that routes DGEMM.
+void default_settings_forward_hpl_update_on_avx512(void**) {
+    for (int products : {6, 21, kernels::kFp64Auto}) {
+        Settings s;  // the defaults, FP64 turned on
+        assert_true(s.shapes == ShapeRule::automatic);
+        s.fp64_products = products;
+        s.backend = BackendChoice::avx512;
+        const Decision d = decide(call(Precision::fp64, 2048, 2048, 256), s, machine(false, true));
+        assert_string_equal(d.reason, reason::cost_no_gain);
+        assert_true(d.predicted_speedup > 0 && d.predicted_speedup < 1);
+    }
+    // Small calls never pay, even on AMX (issue 26's 4 x 24 x 4 under AMXBLAS_MIN_N=1).
+    Settings s = auto_on(BackendChoice::amx);
+    s.min_n = 1;
+    const Decision d = decide(call(Precision::fp64, 4, 24, 4), s, machine(true, true));
+    assert_string_equal(d.reason, reason::cost_no_gain);
+}
+
+// square and any keep their meaning: the model is not consulted, nothing is predicted.
+void forced_settings_unaffected(void**) {
+    for (ShapeRule rule : {ShapeRule::square, ShapeRule::any})
+        for (BackendChoice b : {BackendChoice::avx512, BackendChoice::reference}) {
+            Settings s = auto_on(b);
+            s.shapes = rule;
+            s.min_n = 1;
+            const Decision d = decide(call(Precision::fp64, 512, 512, 512), s, machine(false, true));
+            assert_null(d.reason);
+            assert_true(d.predicted_speedup == 0);
+            if (rule == ShapeRule::any) {
+                const Decision small = decide(call(Precision::fp32, 4, 24, 4), s, machine(false, true));
+                assert_null(small.reason);
+                assert_true(small.predicted_speedup == 0);
+            }
+        }
+    // Checks before the model keep their reasons under auto.
+    Settings s = auto_on(BackendChoice::amx);
+    assert_string_equal(decide(call(Precision::fp64, 100, 4096, 4096), s, machine(true, true)).reason,
+                        reason::size_below_min_n);
+    s.fp64_products = 0;
+    assert_string_equal(decide(call(Precision::fp64, 4096, 4096, 4096), s, machine(true, true)).reason,
+                        reason::fp64_disabled);
+}
+
+}  // namespace
+
+int main() {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(amx_counts_match_the_harness_formula),
+        cmocka_unit_test(monotone),
+        cmocka_unit_test(targets_routed_on_amx),
+        cmocka_unit_test(targets_forwarded_on_avx512_and_reference),
+        cmocka_unit_test(default_settings_forward_hpl_update_on_avx512),
+        cmocka_unit_test(forced_settings_unaffected),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
