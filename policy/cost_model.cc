@@ -74,7 +74,7 @@ constexpr CostConstants kCost_reference = {
 double ceil_div(std::int64_t a, std::int64_t b) { return double((a + b - 1) / b); }
 double ru(std::int64_t a) { return ceil_div(a, kCostTile) * kCostTile; }
 
-// The driver's output blocks (kernels/driver/driver.cc, Blocking): 256 x 256, halved in both
+// The driver's output blocks (kernels/driver/macro_kernel.h, Blocking): 256 x 256, halved in both
 // directions down to 64 x 64 while the call has fewer than 8 blocks per thread.
 std::int64_t block_count(std::int64_t m, std::int64_t n, int threads) {
     std::int64_t b = kCostBlock;
