@@ -3,10 +3,12 @@
 // Semantics are those of column-major BLAS xGEMM:  C := alpha * op(A) * op(B) + beta * C,
 // with op(X) = X for trans 'N'/'n' and X^T for 'T'/'t'/'C'/'c'.
 //
-// Preconditions, checked by the caller (shim/policy) before it routes a call here:
+// Preconditions, checked by the caller (the shim, with the policy's decision) before it routes a
+// call here:
 //   - the arguments are valid in the BLAS sense (no xerbla case),
 //   - m, n, k >= 1 and alpha != 0 (degenerate calls are forwarded to the real BLAS),
-//   - the inputs passed the policy's domain scan.
+//   - alpha and beta are finite, and FP32 inputs passed the domain rules on their scan
+//     (shim/domain_check.h); FP64 inputs are checked here, by the split.
 // Contract on failure: a non-null return value is the forward reason (e.g. "memory:workspace-cap",
 // "domain:slice-subnormal"); C has not been touched and the caller forwards the call.
 // beta == 0 never reads C (NaN or Inf already in C does not survive).
@@ -17,19 +19,21 @@
 //   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28, 36 or
 //                                                 kFp64Auto
 //   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes
-//   "domain:nonfinite"                            Inf/NaN in A or B (FP64; the pre-scan's job)
+//   "domain:nonfinite"                            Inf/NaN in A or B (FP64: found by the split's
+//                                                 exponent pass, before any other reason)
 //   "domain:slice-subnormal", "domain:slice-overflow"
 //                                                 FP64 safety net: a normalised slice entry left
 //                                                 the BF16 range (cannot happen, split.h)
 //   "internal:exception"                          never expected; nothing escapes to C/Fortran
 //
 // FP32 is one call (emulate_sgemm). FP64 is two (prepare_dgemm, then compute_dgemm), because
-// what the split finds decides whether and how the call may run, and that decision is the
-// policy's, not the kernels' (kernels/driver/routed_gemm.h strings the phases together):
+// what the split finds decides whether and how the call may run: under auto, the certificate
+// (kernels/certificate/) picks the products from it (kernels/driver/routed_gemm.h strings the
+// phases together):
 //
 //   PreparedDgemm p;
 //   if (const char* why = prepare_dgemm(args, opt, &p)) forward(why);   // C untouched
-//   else if (const char* why = policy_check(p.a, p.b, ...)) forward(why);  // C untouched
+//   else if (const char* why = certify(p.a, p.b, ...)) forward(why);    // C untouched
 //   else compute_dgemm(&p, products);                                    // writes C
 //
 // prepare_dgemm scales, allocates, splits and packs both operands and reports in p.a and p.b

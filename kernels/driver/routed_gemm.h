@@ -1,6 +1,6 @@
-// A routed call's run on the kernels, with the policy's checks between the kernels' phases.
-// What the shim calls once decide() routed a call and its domain scan passed; the kernel tests
-// and the benchmark call it too, so they run exactly what the library runs.
+// A routed call's run on the kernels, with the FP64 certificate between the phases. What the
+// shim calls once decide() routed a call and its domain check passed; the kernel tests and the
+// benchmark call it too, so they run exactly what the library runs.
 //
 // FP32 is one kernel call. FP64 is prepare (scale, split and pack), then, with
 // AMXBLAS_FP64_PRODUCTS=auto, the per-entry certificate on what the split found

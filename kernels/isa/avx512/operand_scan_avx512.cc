@@ -1,5 +1,5 @@
-// The AVX-512F scan. The only file of amxblas_policy built with -mavx512f (policy/CMakeLists.txt);
-// it runs only where isa_runs(Isa::avx512). It computes exactly what the portable
+// The AVX-512 operand scan (kernels/isa/operand_scan_runs.h), built with the AVX-512 flags
+// (sources.cmake); it runs only where isa_runs(Isa::avx512). It computes exactly what the portable
 // scan computes: lanes that are nonfinite, zero or past the end are masked out of each
 // reduction; |x| is compared as an integer, as there, and the lowest-bit subtraction is exact.
 #include <immintrin.h>
