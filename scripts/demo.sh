@@ -79,8 +79,8 @@ warm_times() {
                 printf "\nThis CPU has no AMX, so the routed calls ran the emulation on the %s backend\n" \
                        "(%s), which exists to test the library and study its accuracy:\n" \
                        "it computes what AMX would, and is slower than the real BLAS here. The speed-up\n" \
-                       "the library is for needs AMX (AMXBLAS_BACKEND=auto, the default, routes only\n" \
-                       "where AMX runs).\n", backend, (backend == "avx512" ? "AVX-512 BF16 instructions" : "portable scalar code")
+                       "the library is for needs AMX (by default it routes only where AMX runs, and\n" \
+                       "only calls its cost model predicts to gain: amxblas-run --explain).\n", backend, (backend == "avx512" ? "AVX-512 BF16 instructions" : "portable scalar code")
             else if (slower)
                 print "\nSome routed calls were slower than the real BLAS at these orders."
         }'
