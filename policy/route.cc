@@ -110,6 +110,21 @@ int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_
     return 0;
 }
 
+CostInput cost_input(const GemmCall& call, Route r, kernels::Backend b, int threads) {
+    CostInput in;
+    in.precision = call.precision;
+    in.complex = call.complex;
+    in.m = call.m;
+    in.n = call.n;
+    in.k = call.k;
+    in.products = route_products(r);
+    const kernels::Variant* v = route_variant(r);
+    in.slices = v ? v->slices : kernels::kFp64Slices;  // FP64 auto splits every slice
+    in.backend = b;
+    in.threads = threads;
+    return in;
+}
+
 Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw) {
     Decision d;
     auto forward = [&d](const char* reason) {
@@ -178,18 +193,8 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     // The cost model runs before the machine's check, for the backend asked for (auto: the
     // table's first row, amx), so that a machine without it still logs which calls would gain.
     if (settings.shapes == ShapeRule::automatic) {
-        CostInput in;
-        in.precision = call.precision;
-        in.complex = call.complex;
-        in.m = call.m;
-        in.n = call.n;
-        in.k = call.k;
-        in.products = route_products(route);
-        const kernels::Variant* v = route_variant(route);
-        in.slices = v ? v->slices : kernels::kFp64Slices;
-        in.backend = machine ? asked_backend(settings.backend) : d.backend;
-        in.threads = threads;
-        d.predicted_speedup = predict_cost(in).speedup;
+        const kernels::Backend b = machine ? asked_backend(settings.backend) : d.backend;
+        d.predicted_speedup = predict_cost(cost_input(call, route, b, threads)).speedup;
         if (d.predicted_speedup < kCostMargin) return forward(reason::cost_no_gain);
     }
     if (machine) return forward(machine);

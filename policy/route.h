@@ -8,6 +8,7 @@
 
 #include "kernels/common/gemm_types.h"
 #include "kernels/common/variants.h"
+#include "policy/cost_model.h"
 #include "policy/settings.h"
 
 namespace amxblas {
@@ -76,6 +77,10 @@ struct Decision {
 
 // The parameter number the reference BLAS xerbla would report for these column-major GEMM
 // arguments (1 = TRANSA ... 13 = LDC), or 0 when they are valid.
+// The cost model's input for this call on route r (an emulated one), backend b and threads: what
+// decide() asks the model under AMXBLAS_SHAPES=auto, and amxblas-explain prints.
+CostInput cost_input(const GemmCall& call, Route r, kernels::Backend b, int threads);
+
 int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            std::int64_t lda, std::int64_t ldb, std::int64_t ldc);
 

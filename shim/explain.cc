@@ -46,18 +46,7 @@ kernels::Backend backend_at_hand(const Settings& s, const Hardware& hw) {
 
 void print_row(kernels::Backend b, const GemmCall& call, const Settings& s, const Hardware& hw, Route route,
                int threads, const char* where) {
-    CostInput in;
-    in.precision = call.precision;
-    in.complex = call.complex;
-    in.m = call.m;
-    in.n = call.n;
-    in.k = call.k;
-    in.products = route_products(route);
-    const kernels::Variant* v = route_variant(route);
-    in.slices = v ? v->slices : kernels::kFp64Slices;
-    in.backend = b;
-    in.threads = threads;
-    const CostPrediction p = predict_cost(in);
+    const CostPrediction p = predict_cost(cost_input(call, route, b, threads));
     Settings auto_s = s;
     auto_s.shapes = ShapeRule::automatic;
     auto_s.backend = static_cast<BackendChoice>(static_cast<int>(b) + 1);

@@ -47,7 +47,7 @@ int main(void) {
         return 2;
     }
     close(log_fd);
-    char own[] = "/tmp/log_fd_program.XXXXXX";
+    char own[] = "log_fd_program.XXXXXX";  /* in the test's own directory */
     int fd = mkstemp(own);
     if (fd >= 0 && fd != log_fd) {
         dup2(fd, log_fd);

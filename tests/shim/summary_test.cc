@@ -35,7 +35,7 @@ const char* const kReasons[] = {"test:r0", "test:r1", "test:r2", "test:r3", "tes
 // Logs `combinations` distinct (routine, forward, reason) calls, plus `scaled` beta-scale calls of
 // one more row each, in a child whose log is returned.
 std::string run_child(int combinations, int scaled) {
-    char path[] = "/tmp/amxblas_summary_test.XXXXXX";
+    char path[] = "amxblas_summary_test.XXXXXX";  // in the test's own directory
     const int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
