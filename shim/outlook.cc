@@ -1,8 +1,10 @@
 #include "shim/outlook.h"
 
+#include <cstdio>
 #include <mutex>
 
 #include "kernels/driver/emulated_gemm.h"
+#include "policy/cost_model.h"
 #include "shim/config.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
@@ -29,6 +31,16 @@ std::string fp64_hint() {
     return s + "or auto";
 }
 
+// Under AMXBLAS_SHAPES=auto, the speedup the cost model predicts for the routed FP32 decision d
+// on a 4096^3 SGEMM: the model's gain grows with every size (tests/policy/test_cost_model.cc), so
+// a backend it forwards this call on routes no call of a usual size. 0 when it is not asked.
+double large_call_gain(const Settings& s, const Decision& d) {
+    if (s.shapes != ShapeRule::automatic || d.route == Route::forward) return 0;
+    GemmCall big = eligible_call(s, Precision::fp32);
+    big.m = big.n = big.k = big.lda = big.ldb = big.ldc = 4096;
+    return predict_cost(cost_input(big, d.route, d.backend, d.threads)).speedup;
+}
+
 }  // namespace
 
 std::string routing_outlook(const Settings& s, const Hardware& hw) {
@@ -39,7 +51,19 @@ std::string routing_outlook(const Settings& s, const Hardware& hw) {
     both.shapes = ShapeRule::any;  // the machine's answer, not the cost model's on a small call
     const Decision d = decide(eligible_call(both, Precision::fp32), both, hw);
     const char* machine = d.route == Route::forward ? d.reason : nullptr;
-    if (!machine && (fp32 || fp64)) return "";
+    const double gain = large_call_gain(s, d);
+    const bool model_none = !machine && s.shapes == ShapeRule::automatic && gain < kCostMargin;
+    if (!machine && !model_none && (fp32 || fp64)) return "";
+    if (model_none && (fp32 || fp64)) {
+        char why[512];
+        std::snprintf(why, sizeof why,
+                      "note: no GEMM will be routed with these settings on this machine: AMXBLAS_SHAPES=auto "
+                      "routes only calls the cost model predicts to gain, and on the %s backend it predicts "
+                      "none (a 4096 x 4096 x 4096 SGEMM: %.2fx). To run the emulation anyway (to test it or "
+                      "study its accuracy), set AMXBLAS_SHAPES=square or any (amxblas-run: --shapes)",
+                      kernels::backend_name(d.backend), gain);
+        return why;
+    }
 
     std::string line = "note: no GEMM will be routed with these settings on this machine: ";
     if (machine) {

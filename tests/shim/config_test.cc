@@ -205,7 +205,16 @@ void routing_outlook_without_amx(void**) {
                                               "(backend:no-avx512-bf16)"));
     // Something can be routed: nothing to say.
     assert_string_equal(routing_outlook(Settings{}, machine(true, false)).c_str(), "");
+    // A backend that runs here, which the cost model (AMXBLAS_SHAPES=auto, the default) finds
+    // no gain on: said too, with the way round it; with another shape rule, nothing to say.
     s.backend = BackendChoice::reference;
+    line = routing_outlook(s, machine(false, false));
+    assert_non_null(std::strstr(line.c_str(), "AMXBLAS_SHAPES=auto routes only calls the cost model predicts to "
+                                              "gain, and on the reference backend it predicts none"));
+    assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_SHAPES=square or any"));
+    s.shapes = ShapeRule::square;
+    assert_string_equal(routing_outlook(s, machine(false, false)).c_str(), "");
+    s.shapes = ShapeRule::any;
     assert_string_equal(routing_outlook(s, machine(false, false)).c_str(), "");
     // Both precisions off: nothing is routed, whatever the machine.
     s.fp32 = false;
