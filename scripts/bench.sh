@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
         --driver) driver=$2; shift ;;
         --interposer) interposer=$2; shift ;;
         --amxemu) amxemu=$2; shift ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
