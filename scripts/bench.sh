@@ -6,7 +6,7 @@
 # a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. The driver: tests/bench/.
 #
 #   scripts/bench.sh [--quick] [--sweep] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
-#                    [--backend avx512|reference|amx] [--reps R] [--out DIR]
+#                    [--memory] [--backend avx512|reference|amx] [--reps R] [--out DIR]
 #                    [--build-dir DIR] [--driver PATH --interposer PATH [--amxemu PATH]]
 #
 #   --quick        the CI smoke mode (ctest bench.smoke): N = 64 128, 1 repetition; checks that
@@ -23,6 +23,12 @@
 #                  routed call and OpenBLAS alternated, medians of --reps (default 5) after a
 #                  warm-up, against policy/cost_model.cc's prediction for the backend (model.log);
 #                  OPENBLAS_THREAD_TIMEOUT=4 unless set, so OpenBLAS's threads do not spin into it
+#   --memory       only the peak extra memory of one routed call (issue 28; memory.log): SGEMM,
+#                  DGEMM fixed 21, DGEMM auto and ZGEMM auto at N = 4096 8192 (or --sizes), each
+#                  in a fresh process (tests/bench/one_gemm_rss.c) with OpenBLAS alone and again
+#                  under the interposer with routing forced; target: peak RSS at most 64 MiB plus
+#                  2% of the three operands over OpenBLAS alone's; a call the library forwarded
+#                  is "not routed", with its reason; exit 1 unless every row passes
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -34,13 +40,14 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sweep=0 model=0 sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 model=0 memory=0 sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --sweep) sweep=1 ;;
         --model) model=1 ;;
+        --memory) memory=1 ;;
         --sizes) sizes=$2; shift ;;
         --shapes) shapes=$2; shift ;;
         --backend) backend=$2; shift ;;
@@ -50,7 +57,7 @@ while [ $# -gt 0 ]; do
         --driver) driver=$2; shift ;;
         --interposer) interposer=$2; shift ;;
         --amxemu) amxemu=$2; shift ;;
-        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -61,7 +68,7 @@ case " $backends" in *" ${backend:-avx512} "*) ;; *) echo "bench.sh: --backend, 
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here || {
+    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here amxblas_one_gemm_rss || {
         echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
              "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
         exit 1
@@ -98,6 +105,61 @@ if [ "$model" = 1 ]; then
         "$checker" "$@"
     } 2>&1 | tee "$out/model.log"
     exit 0
+fi
+# The peak extra memory of one routed call (issue 28): each call in a fresh process of
+# tests/bench/one_gemm_rss.c, once with OpenBLAS alone and once under the interposer with routing
+# forced. The MiB columns are peak RSS less the RSS the OpenBLAS-alone process held just before
+# its call (operands, code), so extra = routed - OpenBLAS alone is the difference of the peaks.
+if [ "$memory" = 1 ]; then
+    rss="$(dirname "$driver")/amxblas_one_gemm_rss"
+    [ -x "$rss" ] || cmake --build "$build" -j2 --target amxblas_one_gemm_rss
+    [ -x "$rss" ] || { echo "bench.sh: no amxblas_one_gemm_rss beside $driver" >&2; exit 1; }
+    [ -n "$interposer" ] || { echo "bench.sh: --memory needs --interposer with --driver" >&2; exit 2; }
+    export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
+    # mem_row CALL ROUTINE PRODUCTS N: one row of the table.
+    mem_row() {
+        amxlog="$out/memory-$2-$3-$4.amxblas.log"
+        rm -f "$amxlog"
+        plain=$("$rss" "$2" "$4") || plain=
+        routed=$(env LD_PRELOAD="$interposer" AMXBLAS_BACKEND="$backend" AMXBLAS_MIN_N=1 AMXBLAS_SHAPES=any \
+            AMXBLAS_FP64_PRODUCTS="$3" AMXBLAS_VERBOSE=1 AMXBLAS_LOG="$amxlog" "$rss" "$2" "$4") || routed=
+        summary=$(grep "^amxblas: summary routine=$2_ " "$amxlog" 2>/dev/null || true)
+        route=$(printf '%s' "$summary" | sed -n 's/.* route=\([^ ]*\).*/\1/p')
+        reason=$(printf '%s' "$summary" | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
+        echo "$plain | $routed" | awk -v call="$1" -v n="$4" -v route="${route:-none}" -v reason="$reason" '
+            { side = 1; for (i = 1; i <= NF; ++i) if ($i == "|") side = 2; else { split($i, kv, "="); v[side, kv[1]] = kv[2] } }
+            END {
+                if (v[1, "peak_kib"] == "" || v[2, "peak_kib"] == "") { printf "%-11s %5d  a run failed\n", call, n; exit }
+                base = v[1, "before_kib"] / 1024
+                ob = v[1, "peak_kib"] / 1024 - base; rt = v[2, "peak_kib"] / 1024 - base
+                ops = v[1, "operand_bytes"] / 1048576; target = 64 + 0.02 * ops
+                verdict = rt - ob <= target ? "PASS" : "MISS"
+                if (route == "forward") verdict = "not routed (" reason ")"
+                if (route == "none") verdict = "not routed (no summary in the log)"
+                printf "%-11s %5d %-8s %10.1f %10.1f %10.1f %12.1f %10.1f  %s\n", call, n, route, ob, rt, rt - ob, ops, target, verdict
+            }'
+    }
+    {
+        echo "bench.sh --memory: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n), OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE" \
+             "(OpenBLAS kernel: $("$rss" sgemm 1 | sed -n 's/.*openblas_core=//p'));" \
+             "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
+        echo "backend $backend through $interposer (AMXBLAS_MIN_N=1 AMXBLAS_SHAPES=any); one call per process,"
+        echo "MiB = peak RSS (ru_maxrss) less the RSS held before the call with OpenBLAS alone; target = 64 + 2% of operands"
+        printf '%-11s %5s %-8s %10s %10s %10s %12s %10s  %s\n' call N route openblas routed extra operands target verdict
+        for n in ${sizes:-4096 8192}; do
+            mem_row SGEMM sgemm 0 "$n"
+            mem_row DGEMM-21 dgemm 21 "$n"
+            mem_row "DGEMM auto" dgemm auto "$n"
+            mem_row "ZGEMM auto" zgemm auto "$n"
+        done
+    } 2>&1 | tee "$out/memory.log"
+    rows=$(grep -cE '^[SDZ]GEMM' "$out/memory.log" || true)
+    pass=$(grep -cE '^[SDZ]GEMM.*  PASS$' "$out/memory.log" || true)
+    miss=$(grep -cE '^[SDZ]GEMM.*  MISS$' "$out/memory.log" || true)
+    echo "memory: $pass of $rows calls within 64 MiB + 2% of the operands over OpenBLAS alone" \
+         "($miss MISS, $((rows - pass - miss)) not routed or failed)" | tee -a "$out/memory.log"
+    [ "$pass" = "$rows" ] && exit 0
+    exit 1
 fi
 log="$out/bench.log"
 rm -f "$out"/*.csv "$out"/*.png
