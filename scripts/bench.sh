@@ -75,7 +75,9 @@ if [ -z "$driver" ]; then
     }
     cmake --build "$build" -j2 --target amxemu || echo "bench.sh: the trap harness (amxemu) did not build"
     driver=$(find "$build" -name amxblas_bench -type f | head -n 1)
-    interposer=$(find "$build" -name libamxblas.so -type f -o -name libamxblas.so -type l | head -n 1)
+    # The library just built, not a copy a test installed somewhere under the build tree.
+    interposer="$build/shim/libamxblas.so"
+    [ -e "$interposer" ] || interposer=$(find "$build" -name libamxblas.so -not -path '*/install/*' | head -n 1)
     amxemu=$(find "$build" -name libamxemu.so -type f | head -n 1)
 fi
 [ -x "$driver" ] || { echo "bench.sh: no amxblas_bench driver (built in $build?)" >&2; exit 1; }

@@ -71,6 +71,10 @@ struct RunOptions {
     // tests/kernels/kernels_geometry_test.cc runs a set of another geometry that is no
     // backend. Nothing above the kernels sets it.
     const MicroKernels* microkernels = nullptr;
+    // Smaller chunks than the driver's own (kernels/driver/chunking.h), rounded up to whole
+    // blocks and panels; 0: the driver's choice. For the tests that check that chunking
+    // changes no bit; nothing above the kernels sets them.
+    int chunk_rows = 0, chunk_cols = 0, chunk_depth = 0;
 };
 
 // op(X) = X for TRANS 'N' or 'n'; every other valid TRANS ('T', 'C', either case) is a

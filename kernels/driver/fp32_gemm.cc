@@ -43,27 +43,35 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
     if (const char* why = check_backend(opt)) return why;
     const int threads = clamp_threads(opt.threads);
     const MicroKernels mk = kernels_for(opt);
-    const TileGeometry& g = mk.geometry;
-    WorkspaceLease ws;
-    if (const char* why = lease_workspace(sgemm_bytes(g, m, n, k, threads), opt.workspace_cap_bytes, &ws))
+    const Blocking bl(mk.geometry, m, n, k, threads);
+    const Chunking ch = chunking_for(bl, m, n, k, kFp32Slices, sizeof(float), threads, opt);
+    WorkspaceLease lease;
+    if (const char* why = lease_workspace(chunk_workspace_bytes(bl, ch, kFp32Slices, sizeof(float), threads),
+                                          opt.workspace_cap_bytes, &lease))
         return why;
-    PackedOperand pa, pb;
-    char* scratch = lay_out(static_cast<char*>(ws.data()), g, m, n, k, kFp32Slices, &pa, &pb);
-    pa.stream = pb.stream = component_bytes(g, m, n, k, kFp32Slices) > streaming_threshold_bytes();
+    CallWorkspace ws = lay_out(static_cast<char*>(lease.data()), bl, ch, kFp32Slices, sizeof(float));
 
-    const double t0 = now_s();
     const SplitKernels& sk = split_kernels();
-    pack_a_fp32(va, pa, sk, threads);
-    pack_b_fp32(vb, pb, sk, threads);
-    const double t1 = now_s();
-
+    double pack_s = 0;
+    const auto timed = [&](auto&& f) {
+        const double t0 = now_s();
+        f();
+        pack_s += now_s() - t0;
+    };
+    const ChunkPacker pack_a = [&](int i0, int rows, int k0, int kc, const PackedOperand& out) {
+        timed([&] { pack_a_fp32(sub_view(va, i0, rows, k0, kc), out, sk, threads); });
+    };
+    const ChunkPacker pack_b = [&](int j0, int cols, int k0, int kc, const PackedOperand& out) {
+        timed([&] { pack_b_fp32(sub_view(vb, k0, kc, j0, cols), out, sk, threads); });
+    };
     ReconClock recon;
     recon.on = opt.times != nullptr;
-    run_blocks(m, n, k, Fp32Step{pa, pb, reconstruct_kernels(), &recon}, mk, scratch, threads, write);
+    const double t0 = now_s();
+    run_chunks(m, n, k, Fp32Step{ws.pa, ws.pb, reconstruct_kernels(), &recon}, ws, pack_a, pack_b, mk, bl, ch, threads,
+               write);
     if (opt.times) {
-        opt.times->split_pack_s = t1 - t0;
-        opt.times->compute_s = now_s() - t1;
-        const Blocking bl(g, m, n, k, threads);
+        opt.times->split_pack_s = pack_s;
+        opt.times->compute_s = now_s() - t0 - pack_s;
         opt.times->reconstruct_s = recon.seconds(threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;

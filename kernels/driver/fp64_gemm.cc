@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "kernels/common/variants.h"
+#include "kernels/driver/fp64_facts.h"
 #include "kernels/driver/macro_kernel.h"
 #include "kernels/driver/prepared_dgemm_state.h"
 #include "kernels/isa/reconstruct.h"
+#include "kernels/pack/pack_fp64.h"
 #include "kernels/runtime/workspace.h"
 
 namespace amxblas::kernels {
@@ -119,15 +121,40 @@ int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched
     return live;
 }
 
-// A copy of slice 0 with the sign bits cleared: |Z_0| for the certificate's lower bound; one
-// panel (ksteps packed blocks) per task.
-void abs_slice(const PackedOperand& src, bf16_t* dst, int threads) {
-    const std::size_t panel_elems = std::size_t(src.ksteps) * src.block_elems;
-    parallel_for(threads, src.panels, [&](int p, int) {
-        const bf16_t* from = src.slice[0] + std::size_t(p) * panel_elems;
-        bf16_t* to = dst + std::size_t(p) * panel_elems;
-        for (std::size_t q = 0; q < panel_elems; ++q) to[q] = from[q] & 0x7FFF;
-    });
+// The chunk packers of a prepared call: op(A)'s and op(B)'s chunks split with the scales the
+// prepare found, `slices` of them (the slices past those a product uses need not be split: the
+// split is sequential, so each slice is the same whatever follows it); with abs, slice 0 only,
+// its sign bits cleared: |Z_0| for the certificate's lower bound.
+struct Fp64ChunkPackers {
+    ChunkPacker a, b;
+};
+
+Fp64ChunkPackers fp64_packers(const PreparedDgemm::State& st, int slices, bool abs) {
+    const auto scales = [slices](const Fp64Scales& sc) {
+        Fp64Scales s = sc;
+        s.slices = slices;
+        s.active = std::min(s.active, slices);
+        set_slice_norms(&s);
+        return s;
+    };
+    const auto clear_signs = [&st](const PackedOperand& out) {
+        const std::size_t panel_elems = std::size_t(out.ksteps) * out.block_elems;
+        parallel_for(st.threads, out.panels, [&](int p, int) {
+            bf16_t* z = out.slice[0] + std::size_t(p) * panel_elems;
+            for (std::size_t q = 0; q < panel_elems; ++q) z[q] &= 0x7FFF;
+        });
+    };
+    const SplitKernels& sk = split_kernels();
+    Fp64ChunkPackers p;
+    p.a = [&st, &sk, sa = scales(st.sa.sc), abs, clear_signs](int i0, int rows, int k0, int kc, const PackedOperand& out) {
+        pack_fp64<true>(sub_view(st.va, i0, rows, k0, kc), st.row_exps.data() + i0, sa, out, sk, st.threads);
+        if (abs) clear_signs(out);
+    };
+    p.b = [&st, &sk, sb = scales(st.sb.sc), abs, clear_signs](int j0, int cols, int k0, int kc, const PackedOperand& out) {
+        pack_fp64<false>(sub_view(st.vb, k0, kc, j0, cols), st.col_exps.data() + j0, sb, out, sk, st.threads);
+        if (abs) clear_signs(out);
+    };
+    return p;
 }
 
 }  // namespace
@@ -153,50 +180,48 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     st->m = m;
     st->n = n;
     st->k = k;
+    st->va = va;
+    st->vb = vb;
     st->write = std::move(write);
     st->opt = opt;
     st->threads = clamp_threads(opt.threads);
     st->mk = kernels_for(opt);
     const int threads = st->threads;
-    const TileGeometry& g = st->mk.geometry;
+    const Blocking bl(st->mk.geometry, m, n, k, threads);
+    st->chunking = chunking_for(bl, m, n, k, slices, sizeof(double), threads, opt);
+    const Chunking& ch = st->chunking;
 
-    // The exponent scans run inside the split (scan_split_pack_*_fp64: each panel is scanned
-    // just before it is packed, so the input is read once). An Inf or NaN is still reported
-    // before any other reason, as when the scans ran first: a failed lease or a slice outside
-    // the BF16 range (a safety net) is returned only when neither operand has one.
+    // The exponents of both operands first: an Inf or NaN is reported before any other reason.
     const double t0 = now_s();
-    const SplitKernels& sk = split_kernels();
     st->row_exps.resize(std::size_t(m));
     st->col_exps.resize(std::size_t(n));
     if (automatic) {
         st->row_zero.resize(std::size_t(m));
         st->col_zero.resize(std::size_t(n));
     }
-    const auto nonfinite_first = [&](const char* why) {
-        bool nonzero;
-        std::vector<int> exps(std::size_t(std::max(m, n)));
-        if (const char* w = fp64_outer_exponents(va, true, threads, exps.data(), &nonzero)) return w;
-        if (const char* w = fp64_outer_exponents(vb, false, threads, exps.data(), &nonzero)) return w;
+    bool a_nonzero = false, b_nonzero = false;
+    if (const char* why = fp64_outer_exponents(va, true, threads, st->row_exps.data(), &a_nonzero,
+                                               automatic ? st->row_zero.data() : nullptr))
         return why;
-    };
+    if (const char* why = fp64_outer_exponents(vb, false, threads, st->col_exps.data(), &b_nonzero,
+                                               automatic ? st->col_zero.data() : nullptr))
+        return why;
 
-    const std::size_t bytes = automatic ? dgemm_auto_bytes(g, m, n, k, threads)
-                                        : dgemm_bytes(g, m, n, k, threads, opt.fp64_products);
-    if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return nonfinite_first(why);
-    st->scratch = lay_out(static_cast<char*>(st->ws.data()), g, m, n, k, slices, &st->pa, &st->pb);
+    const std::size_t chunk_ws = chunk_workspace_bytes(bl, ch, slices, sizeof(double), threads);
+    const std::size_t bytes = chunk_ws + (automatic ? align_up(std::size_t(m) * n * sizeof(double)) : 0);
+    if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return why;
+    st->cw = lay_out(static_cast<char*>(st->ws.data()), bl, ch, slices, sizeof(double));
     if (automatic) {
         st->norms_a.resize(std::size_t(slices) * m);
         st->norms_b.resize(std::size_t(slices) * n);
         st->sa.norms = st->norms_a.data();
         st->sb.norms = st->norms_b.data();
     }
-    bool a_nonzero = false, b_nonzero = false;
-    if (const char* why = scan_split_pack_a_fp64(va, st->row_exps.data(), automatic ? st->row_zero.data() : nullptr,
-                                                 &a_nonzero, &st->sa, st->pa, sk, threads))
-        return why == reason::domain_nonfinite ? why : nonfinite_first(why);
-    if (const char* why = scan_split_pack_b_fp64(vb, st->col_exps.data(), automatic ? st->col_zero.data() : nullptr,
-                                                 &b_nonzero, &st->sb, st->pb, sk, threads))
-        return nonfinite_first(why);
+    const SplitKernels& sk = split_kernels();
+    if (const char* why = fp64_split_facts(true, va, st->row_exps.data(), a_nonzero, &st->sa, st->cw.pa, ch.mc, ch.kc, sk, threads))
+        return why;
+    if (const char* why = fp64_split_facts(false, vb, st->col_exps.data(), b_nonzero, &st->sb, st->cw.pb, ch.nc, ch.kc, sk, threads))
+        return why;
     out->a = split_facts(st->sa, m, automatic ? st->row_zero.data() : nullptr);
     out->b = split_facts(st->sb, n, automatic ? st->col_zero.data() : nullptr);
     st->split_pack_s = now_s() - t0;
@@ -204,22 +229,15 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     if (automatic) {
         // The certificate's lower bound of |A||B|: one BF16 product of |Z_0^A| and |Z_0^B|,
         // exact per panel like every other product, summed over the panels in FP64.
-        const std::size_t sa_bytes = align_up(packed_slice_elems(m, k, g.mr, g.kstep) * sizeof(bf16_t));
-        const std::size_t sb_bytes = align_up(packed_slice_elems(n, k, g.nr, g.kstep) * sizeof(bf16_t));
-        char* extra = st->scratch + std::size_t(threads) * thread_scratch_bytes<double>(g);
-        PackedOperand abs_a = st->pa, abs_b = st->pb;
-        abs_a.slice[0] = reinterpret_cast<bf16_t*>(extra);
-        abs_b.slice[0] = reinterpret_cast<bf16_t*>(extra + sa_bytes);
-        double* lower = reinterpret_cast<double*>(extra + sa_bytes + sb_bytes);
+        double* lower = reinterpret_cast<double*>(static_cast<char*>(st->ws.data()) + chunk_ws);
         const double t1 = now_s();
         if (st->sa.sc.active > 0 && st->sb.sc.active > 0) {
-            abs_slice(st->pa, abs_a.slice[0], threads);
-            abs_slice(st->pb, abs_b.slice[0], threads);
             const Fp64Product first[1] = {{0, 0}};
             const double one[1] = {1.0};
             ReconClock no_clock;
-            run_blocks(m, n, k, Fp64Step{abs_a, abs_b, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
-                       st->mk, st->scratch, threads, [lower, m](int i0, int j0, int rows, int cols, const double* acc) {
+            const Fp64ChunkPackers abs = fp64_packers(*st, 1, true);
+            run_chunks(m, n, k, Fp64Step{st->cw.pa, st->cw.pb, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
+                       st->cw, abs.a, abs.b, st->mk, bl, ch, threads, [lower, m](int i0, int j0, int rows, int cols, const double* acc) {
                            for (int j = 0; j < cols; ++j)
                                for (int i = 0; i < rows; ++i) lower[i0 + i + std::size_t(j0 + j) * m] = acc[i * kBlockN + j];
                        });
@@ -249,13 +267,22 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
-    run_blocks(st.m, st.n, st.k, Fp64Step{st.pa, st.pb, reconstruct_kernels(), sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
-               st.mk, st.scratch, st.threads, st.write);
+    const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
+    const Fp64ChunkPackers packers = fp64_packers(st, fp64_depth(products), false);
+    double pack_s = 0;
+    const auto timed = [&pack_s](const ChunkPacker& pack) -> ChunkPacker {
+        return [&pack_s, &pack](int o0, int outer, int k0, int kc, const PackedOperand& out) {
+            const double t0 = now_s();
+            pack(o0, outer, k0, kc, out);
+            pack_s += now_s() - t0;
+        };
+    };
+    run_chunks(st.m, st.n, st.k, Fp64Step{st.cw.pa, st.cw.pb, reconstruct_kernels(), sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
+               st.cw, timed(packers.a), timed(packers.b), st.mk, bl, st.chunking, st.threads, st.write);
     if (finish_repairs) finish_repairs(st.threads);
     if (st.opt.times) {
-        st.opt.times->split_pack_s = st.split_pack_s;
-        st.opt.times->compute_s = now_s() - t1;
-        const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
+        st.opt.times->split_pack_s = st.split_pack_s + pack_s;
+        st.opt.times->compute_s = now_s() - t1 - pack_s;
         st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
     }
     return nullptr;

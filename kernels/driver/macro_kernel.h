@@ -1,22 +1,28 @@
 // The macro-kernel both precisions run (internal: fp32_gemm.cc, fp64_gemm.cc): the call's
-// backend and micro-kernels, its blocking, the block walk on the pool's threads, run_blocks.
+// backend and micro-kernels, the block walk on the pool's threads, run_chunks.
 //
 // The blocked driver (paper Sections 6.1-6.3, kernels/driver/blocked_gemm.h), under the SGEMM and
-// DGEMM entry points (real_gemm.cc) and CGEMM and ZGEMM (complex_gemm.cc):
+// DGEMM entry points (real_gemm.cc) and CGEMM and ZGEMM (complex_gemm.cc), in bounded memory
+// (chunking.h):
 //
-//   for each BM x BN output block (handed out one at a time to the threads: kernels/runtime/thread_pool.h;
-//                                  smaller blocks when a call has too few: Blocking)
-//     for each BK panel
-//       for each mr x nr micro-tile (the micro-kernel set's geometry, microkernel.h)
-//         FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
-//         FP64: for each product (i, j), i + j < d, smallest first (index sum descending):
-//               one product -> tile; block accumulator (FP64) += widen(tile) * 2^(vA_i + vB_j)
-//     FP64: accumulator *= 2^(e_i + f_j) (Step::finish); then the caller's writer:
-//     C := alpha * accumulator + beta * C   (beta == 0: C is not read)
+//   for each MC x NC super-block of C
+//     for each KC chunk of K
+//       split and pack op(A)'s MC x KC and op(B)'s KC x NC chunks (on the pool's threads)
+//       for each BM x BN output block of the super-block (handed out one at a time to the
+//                                  threads: kernels/runtime/thread_pool.h; smaller blocks when
+//                                  a call has too few: Blocking)
+//         for each BK panel of the chunk
+//           for each mr x nr micro-tile (the micro-kernel set's geometry, microkernel.h)
+//             FP32: one fused six-product chain -> tile; block accumulator (FP32) += tile
+//             FP64: for each product (i, j), i + j < d, smallest first (index sum descending):
+//                   one product -> tile; block accumulator (FP64) += widen(tile) * 2^(vA_i + vB_j)
+//         after the last chunk: FP64: accumulator *= 2^(e_i + f_j) (Step::finish); then the
+//         caller's writer: C := alpha * accumulator + beta * C   (beta == 0: C is not read)
 //
-// One macro-kernel (run_blocks) walks the blocks, panels and tiles for both precisions; the
-// per-precision step (Fp32Step, fp32_gemm.cc; Fp64Step, fp64_gemm.cc) says what one micro-tile
-// of one panel adds to the block accumulator.
+// One macro-kernel (run_chunks) walks the chunks, blocks, panels and tiles for both precisions;
+// the per-precision step (Fp32Step, fp32_gemm.cc; Fp64Step, fp64_gemm.cc) says what one
+// micro-tile of one panel adds to the block accumulator. Each entry's accumulator sees the
+// panels in K order whatever the chunks, so chunking changes no bit.
 //
 // Why BK = 256 makes the FP64 path exact before widening: a normalised slice entry (pack.h,
 // split.h) is a multiple of 2^-8 of magnitude <= 1, so a product of two is a multiple of
@@ -34,6 +40,7 @@
 
 #include "kernels/common/reasons.h"
 #include "kernels/driver/blocked_gemm.h"
+#include "kernels/driver/chunking.h"
 #include "kernels/driver/workspace_layout.h"
 #include "kernels/isa/backend.h"
 #include "kernels/runtime/thread_pool.h"
@@ -50,40 +57,6 @@ inline const char* check_backend(const RunOptions& opt) {
 inline MicroKernels kernels_for(const RunOptions& opt) {
     return opt.microkernels ? *opt.microkernels : microkernels_for(opt.backend);
 }
-
-// The output blocks of a call: BM x BN = kBlockM x kBlockN (bm x bn), halved in both
-// directions, down to 64 x 64, while the call has fewer than 8 blocks per thread. The blocks
-// are handed out one at a time, so a thread that runs slower (its core shared with another
-// process, or with the real BLAS's spinning threads) takes fewer of them, and the last round
-// leaves at most one block's time idle; with only a few large blocks neither holds: an N = 256
-// call was one block, so its block loop ran on one thread, and an N = 768 call 9 blocks for 2
-// threads. With 8 per thread rather than 4, N = 384 and 768 ran 9-12% faster on 2 threads
-// (both go from 9 blocks to 36; calls back to back in fresh processes, the two builds
-// alternating, 5 rounds, OPENBLAS_THREAD_TIMEOUT=4 so that OpenBLAS's threads do not spin),
-// and N = 256, 512 and 1024 keep their blocks. The block size changes neither the products nor
-// the order in which each entry's panels are added (every micro-tile adds its panels in
-// order into its own part of the accumulator), so the results are the same bits.
-struct Blocking {
-    TileGeometry g;
-    int bm, bn;                   // the block: rows and columns
-    int mtiles, ntiles, ksteps;   // in mr, nr and kstep units, after padding
-    int tiles_m, tiles_n, steps;  // per block and panel: bm / mr, bn / nr, BK / kstep
-    int mblocks, nblocks, panels;
-    Blocking(const TileGeometry& geom, int m, int n, int k, int threads)
-        : g(geom), bm(kBlockM), bn(kBlockN), mtiles(round_up(m, g.mr) / g.mr), ntiles(round_up(n, g.nr) / g.nr),
-          ksteps(round_up(k, g.kstep) / g.kstep), steps(kBlockK / g.kstep), panels((ksteps + steps - 1) / steps) {
-        const auto blocks = [&](int r, int c) { return std::int64_t((m + r - 1) / r) * ((n + c - 1) / c); };
-        while (threads > 1 && blocks(bm, bn) < 8 * std::int64_t(threads) && bm / 2 >= 64 && bn / 2 >= 64 &&
-               (bm / 2) % g.mr == 0 && (bn / 2) % g.nr == 0) {
-            bm /= 2;
-            bn /= 2;
-        }
-        tiles_m = bm / g.mr;
-        tiles_n = bn / g.nr;
-        mblocks = (mtiles + tiles_m - 1) / tiles_m;
-        nblocks = (ntiles + tiles_n - 1) / tiles_n;
-    }
-};
 
 inline double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -107,70 +80,105 @@ struct ReconClock {
     double seconds(int threads, int blocks) const { return 1e-9 * double(ns.load()) / std::min(threads, blocks); }
 };
 
-// Runs block(ib, jb, acc, tile) over every output block on up to `threads` threads. Each thread
-// has its own accumulator and tile in `scratch` and brackets its blocks with the micro-kernels'
+// Packs one chunk (chunking.h): op(A)'s rows o0 .. o0 + outer - 1 (op(B)'s columns), K
+// k0 .. k0 + kc - 1, into `out`, already shaped for it (shape_chunk). Runs on the pool itself.
+using ChunkPacker = std::function<void(int o0, int outer, int k0, int kc, const PackedOperand& out)>;
+
+// Runs block(q, tile) for q in [0, count) on up to `threads` threads, each with its own
+// micro-tiles (ws.tiles) and bracketing its blocks with the micro-kernels'
 // thread_begin/thread_end (tile configuration on AMX), only if it gets a block at all.
-template <typename Acc, typename Block>
-void for_each_block(int threads, const Blocking& bl, char* scratch, const MicroKernels& mk, Block&& block) {
+template <typename Block>
+void for_each_block(int threads, int count, const CallWorkspace& ws, const MicroKernels& mk, Block&& block) {
     struct Task final : ParallelTask {
-        const Blocking& bl;
-        char* scratch;
+        int count;
+        const CallWorkspace& ws;
         const MicroKernels& mk;
         Block& block;
         std::atomic<int> next{0};
-        Task(const Blocking& b, char* s, const MicroKernels& m, Block& f) : bl(b), scratch(s), mk(m), block(f) {}
+        Task(int c, const CallWorkspace& w, const MicroKernels& m, Block& f) : count(c), ws(w), mk(m), block(f) {}
         void run(int participant) override {
-            char* mine = scratch + thread_scratch_bytes<Acc>(bl.g) * participant;
-            Acc* acc = reinterpret_cast<Acc*>(mine);
-            float* tile = reinterpret_cast<float*>(mine + align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)));
+            float* tile = reinterpret_cast<float*>(ws.tiles + ws.tile_bytes * participant);
             bool begun = false;
-            for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < bl.mblocks * bl.nblocks;) {
+            for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
                 if (!begun) mk.thread_begin();
                 begun = true;
-                block(q / bl.nblocks, q % bl.nblocks, acc, tile);
+                block(q, tile);
             }
             if (begun) mk.thread_end();
         }
     };
-    Task task(bl, scratch, mk, block);
-    run_parallel(std::min(threads, bl.mblocks * bl.nblocks), task);
+    Task task(count, ws, mk, block);
+    run_parallel(std::min(threads, count), task);
 }
 
-// The macro-kernel of both precisions, on for_each_block's threads, for op(A) (m x k) times
-// op(B) (k x n). Per block, Step::begin_block prepares the accumulator's rows x cols valid
-// part; per panel and micro-tile, Step::tile adds that panel's contribution (or, on the first
-// panel, may store it); Step::finish may rescale the
-// block's valid part, and the block goes to the caller's writer.
+// The macro-kernel of both precisions for op(A) (m x k) times op(B) (k x n), chunk by chunk
+// (chunking.h): per super-block of ch.mc x ch.nc and K chunk of ch.kc, the chunks of op(A) and
+// op(B) are packed into ws.pa and ws.pb (a chunk still there from the step before is kept),
+// then the super-block's blocks run on for_each_block's threads, each into its own
+// accumulator slot. Per block, Step::begin_block prepares the accumulator's rows x cols valid
+// part before the first chunk; per panel and micro-tile, Step::tile adds that panel's
+// contribution (or, on the call's first panel, may store it); after the last chunk
+// Step::finish may rescale the block's valid part, and the block goes to the caller's writer.
 //   struct Step {
 //       using Acc = ...;  // float or double, the type of the block accumulator and of C
 //       void begin_block(Acc* acc, int rows, int cols) const;
 //       void tile(const MicroKernels& mk, int panel, int ksteps, int pi, int pj, int s0,
-//                 Acc* dst, float* tile) const;  // dst: the tile's corner, row stride kBlockN;
-//                                                // tile: mr x nr scratch (kWidenBatch for FP64)
+//                 Acc* dst, float* tile) const;  // panel: of the call; pi, pj, s0: of the
+//                                                // chunk buffers; dst: the tile's corner, row
+//                                                // stride kBlockN; tile: mr x nr scratch
+//                                                // (kWidenBatch for FP64)
 //       void finish(int i0, int j0, Acc* acc, int rows, int cols) const;  // before the writer
 //   };
 template <typename Step>
-void run_blocks(int m, int n, int k, const Step& step, const MicroKernels& mk, char* scratch, int threads,
+void run_chunks(int m, int n, int k, const Step& step, CallWorkspace& ws, const ChunkPacker& pack_a,
+                const ChunkPacker& pack_b, const MicroKernels& mk, const Blocking& bl, const Chunking& ch, int threads,
                 const BlockWriter<typename Step::Acc>& write) {
     using Acc = typename Step::Acc;
     const TileGeometry& g = mk.geometry;
-    const Blocking bl(g, m, n, k, threads);
-    for_each_block<Acc>(threads, bl, scratch, mk, [&](int ib, int jb, Acc* acc, float* tile) {
-        const int ti_end = std::min(bl.tiles_m, bl.mtiles - ib * bl.tiles_m);
-        const int tj_end = std::min(bl.tiles_n, bl.ntiles - jb * bl.tiles_n);
-        step.begin_block(acc, ti_end * g.mr, tj_end * g.nr);
-        for (int kb = 0; kb < bl.panels; ++kb) {
-            const int s0 = kb * bl.steps, ns = std::min(bl.steps, bl.ksteps - s0);
-            for (int ti = 0; ti < ti_end; ++ti)
-                for (int tj = 0; tj < tj_end; ++tj) {
-                    const int pi = ib * bl.tiles_m + ti, pj = jb * bl.tiles_n + tj;
-                    step.tile(mk, kb, ns, pi, pj, s0, acc + ti * g.mr * kBlockN + tj * g.nr, tile);
+    int a_at[2] = {-1, -1}, b_at[2] = {-1, -1};  // the chunks in the buffers: (o0, k0)
+    for (int i0 = 0; i0 < m; i0 += ch.mc)
+        for (int j0 = 0; j0 < n; j0 += ch.nc) {
+            const int mc = std::min(ch.mc, m - i0), nc = std::min(ch.nc, n - j0);
+            const int mb = (mc + bl.bm - 1) / bl.bm, nb = (nc + bl.bn - 1) / bl.bn;
+            for (int k0 = 0; k0 < k; k0 += ch.kc) {
+                const int kc = std::min(ch.kc, k - k0);
+                if (a_at[0] != i0 || a_at[1] != k0) {
+                    shape_chunk(&ws.pa, true, mc, kc);
+                    pack_a(i0, mc, k0, kc, ws.pa);
+                    a_at[0] = i0;
+                    a_at[1] = k0;
                 }
+                if (b_at[0] != j0 || b_at[1] != k0) {
+                    shape_chunk(&ws.pb, false, nc, kc);
+                    pack_b(j0, nc, k0, kc, ws.pb);
+                    b_at[0] = j0;
+                    b_at[1] = k0;
+                }
+                const int ksteps = ws.pa.ksteps, panels = (ksteps + bl.steps - 1) / bl.steps;
+                const int first_panel = k0 / kBlockK;
+                const bool last = k0 + kc >= k;
+                const int mtiles = ws.pa.panels, ntiles = ws.pb.panels;
+                for_each_block(threads, mb * nb, ws, mk, [&](int q, float* tile) {
+                    const int ib = q / nb, jb = q % nb;
+                    Acc* acc = reinterpret_cast<Acc*>(ws.acc + ws.acc_slot * q);
+                    const int ti_end = std::min(bl.tiles_m, mtiles - ib * bl.tiles_m);
+                    const int tj_end = std::min(bl.tiles_n, ntiles - jb * bl.tiles_n);
+                    if (k0 == 0) step.begin_block(acc, ti_end * g.mr, tj_end * g.nr);
+                    for (int kb = 0; kb < panels; ++kb) {
+                        const int s0 = kb * bl.steps, ns = std::min(bl.steps, ksteps - s0);
+                        for (int ti = 0; ti < ti_end; ++ti)
+                            for (int tj = 0; tj < tj_end; ++tj)
+                                step.tile(mk, first_panel + kb, ns, ib * bl.tiles_m + ti, jb * bl.tiles_n + tj, s0,
+                                          acc + ti * g.mr * kBlockN + tj * g.nr, tile);
+                    }
+                    if (!last) return;
+                    const int bi = i0 + ib * bl.bm, bj = j0 + jb * bl.bn;
+                    const int rows = std::min(bl.bm, m - bi), cols = std::min(bl.bn, n - bj);
+                    step.finish(bi, bj, acc, rows, cols);
+                    write(bi, bj, rows, cols, acc);
+                });
+            }
         }
-        const int i0 = ib * bl.bm, j0 = jb * bl.bn, rows = std::min(bl.bm, m - i0), cols = std::min(bl.bn, n - j0);
-        step.finish(i0, j0, acc, rows, cols);
-        write(i0, j0, rows, cols, acc);
-    });
 }
 
 }  // namespace amxblas::kernels

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "kernels/driver/blocked_gemm.h"
+#include "kernels/driver/chunking.h"
 #include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/workspace_layout.h"
 #include "kernels/isa/microkernel.h"
 #include "kernels/pack/pack.h"
 #include "kernels/runtime/workspace.h"
@@ -13,16 +15,19 @@
 namespace amxblas::kernels {
 
 // Everything a prepared DGEMM (or ZGEMM) carries from its prepare to compute_dgemm: the real
-// GEMM's sizes and the writer that puts its blocks into the caller's C.
+// GEMM's sizes, its operands' views (compute_dgemm splits and packs them again, chunk by
+// chunk, with the scales the prepare found), and the writer that puts its blocks into the
+// caller's C.
 struct PreparedDgemm::State {
     int m = 0, n = 0, k = 0;
+    OperandView<double> va{}, vb{};
     BlockWriter<double> write;
     RunOptions opt;
     int threads = 1;
     MicroKernels mk;  // the call's micro-kernel set (kernels_for)
+    Chunking chunking{};
     WorkspaceLease ws;
-    PackedOperand pa, pb;
-    char* scratch = nullptr;
+    CallWorkspace cw;
     double split_pack_s = 0;
     Fp64Split sa, sb;
     std::vector<int> row_exps, col_exps;

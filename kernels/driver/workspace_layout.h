@@ -1,9 +1,11 @@
 // The workspace of one call (emulated_gemm.h's *_workspace_bytes; internal: the FP32 and FP64
-// drivers): the packed component buffers, the per-thread scratch, and how lay_out carves them.
+// drivers): the chunk buffers of both operands, the super-block's accumulators and the
+// per-thread tiles (chunking.h), and how lay_out carves them.
 #pragma once
 
 #include <cstddef>
 
+#include "kernels/driver/chunking.h"
 #include "kernels/isa/microkernel.h"
 #include "kernels/pack/pack.h"
 
@@ -16,22 +18,26 @@ inline std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * 
 // FP64 product tiles widened and added in one pass (reconstruct.h): up to 8 (32 KiB, in L1).
 constexpr int kWidenBatch = 8;
 
-// Per thread: the BM x BN block accumulator and the mr x nr FP32 micro-tiles (one for sgemm,
-// kWidenBatch for dgemm).
-template <typename Acc>
-std::size_t thread_scratch_bytes(const TileGeometry& g) {
-    const int tiles = sizeof(Acc) == sizeof(double) ? kWidenBatch : 1;
-    return align_up(std::size_t(kBlockM) * kBlockN * sizeof(Acc)) + align_up(std::size_t(tiles) * g.mr * g.nr * sizeof(float));
-}
-
 inline int clamp_threads(int t) { return t < 1 ? 1 : t; }
 
-// The slice buffers of both operands, `slices` of each, laid out for geometry g (lay_out).
-std::size_t component_bytes(const TileGeometry& g, int m, int n, int k, int slices);
+// One call's workspace, carved.
+struct CallWorkspace {
+    PackedOperand pa, pb;       // the chunk buffers of op(A) and op(B), shaped per chunk (shape_chunk)
+    char* acc = nullptr;        // the super-block's accumulators: one slot per block,
+    std::size_t acc_slot = 0;   //   bm rows of kBlockN values (the steps' and writers' row stride)
+    char* tiles = nullptr;      // per participant: the mr x nr FP32 micro-tiles (one for FP32,
+    std::size_t tile_bytes = 0; //   kWidenBatch for FP64)
+};
 
-// Carves the slice buffers of A then B, laid out for geometry g, out of the workspace; returns
-// the first byte after.
-char* lay_out(char* base, const TileGeometry& g, int m, int n, int k, int slices, PackedOperand* pa, PackedOperand* pb);
+// Bytes of the workspace of a call cut by bl and c, with `slices` slices per operand and
+// accumulators of acc_size bytes (4: FP32, 8: FP64).
+std::size_t chunk_workspace_bytes(const Blocking& bl, const Chunking& c, int slices, std::size_t acc_size, int threads);
+
+// Carves that workspace out of base (the tiles last: participant t's at tiles + t * tile_bytes).
+CallWorkspace lay_out(char* base, const Blocking& bl, const Chunking& c, int slices, std::size_t acc_size);
+
+// Sets the shape of a chunk buffer for `outer` rows of op(A) (is_a) or columns of op(B), kc deep.
+void shape_chunk(PackedOperand* p, bool is_a, int outer, int kc);
 
 // The workspace of one call (emulated_gemm.h) for the micro-kernel set's geometry g.
 std::size_t sgemm_bytes(const TileGeometry& g, int m, int n, int k, int threads);

@@ -68,7 +68,11 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
         constexpr int kRows = 2048, kCols = 32;
         const int row_chunks = (outer + kRows - 1) / kRows, col_chunks = (len + kCols - 1) / kCols;
         const int participants = std::max(1, std::min(threads, row_chunks * col_chunks));
-        std::vector<std::uint64_t> m(std::size_t(participants) * outer, 0);
+        // Kept per calling thread from call to call (guess_scratch): allocated afresh, it
+        // reached a fresh heap page in the second routed DGEMM of a process
+        // (kernels_second_call_test).
+        std::vector<std::uint64_t>& m = guess_scratch().rowmax;
+        m.assign(std::size_t(participants) * outer, 0);
         parallel_for(threads, row_chunks * col_chunks, [&](int c, int who) {
             const int o0 = (c % row_chunks) * kRows, l0 = (c / row_chunks) * kCols;
             sk.absbits_max_lanes(x.x + o0 + std::size_t(l0) * ld, ld, std::min(kCols, len - l0), std::min(kRows, outer - o0),

@@ -182,57 +182,20 @@ template <bool IsA>
 const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
                        const PackedOperand& out, const SplitKernels& sk, int threads, ExponentScan* scan,
                        const int* exp_guess) {
-    if (scan) nonzero = true;
-    Fp64Scales& sc = sp->sc;
-    sc = Fp64Scales{};
-    sc.slices = out.slices;
-    int known = 0;  // scales 0..known-1 are exact
-    if (nonzero) {
-        sc.sigma[0] = ozaki_sigma(1.0);
-        known = 1;
-    }
-    bool closed = !nonzero;  // the chain ends at `known`
-    for (;;) {
-        Fp64Scales guess = sc;
-        guess.active = known;
-        while (!closed && guess.active < guess.slices) {
-            const int v = ozaki_v(guess.sigma[guess.active - 1]) - 9;
-            if (v < kFp64MinSliceExp) break;
-            guess.sigma[guess.active] = std::ldexp(0.75, v + kOzakiRho);
-            ++guess.active;
-        }
-        set_slice_norms(&guess);
-        const char* why =
-            pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid, sp->norms, &sp->subnormal_scaled, scan, exp_guess);
+    // With scan, op(X) is taken to be nonzero until the first pack has scanned it.
+    const auto pack_all = [&](const Fp64Scales& guess) -> SpeculatedPack {
+        SpeculatedPack r;
+        r.why = pack_fp64<IsA>(x, exps, guess, out, sk, threads, sp->resid, sp->norms, &sp->subnormal_scaled, scan,
+                               exp_guess);
         if (scan) {
-            if (scan->bad()) return reason::domain_nonfinite;
-            const bool any = scan->any();
+            if (scan->bad()) r.nonfinite = true;
+            r.all_zero = !scan->any();
             scan = nullptr;
             exp_guess = nullptr;
-            if (!any) {
-                sc = Fp64Scales{};
-                sc.slices = out.slices;
-                set_slice_norms(&sc);
-                return why;
-            }
         }
-        int t = known;
-        while (t < guess.active && sp->resid[t] != 0 && ozaki_sigma(sp->resid[t]) == guess.sigma[t]) ++t;
-        if (closed || t == guess.active || sp->resid[t] == 0) {
-            sc = guess;
-            sc.active = t;
-            set_slice_norms(&sc);
-            return why;
-        }
-        for (int r = known; r <= t; ++r) sc.sigma[r] = guess.sigma[r];
-        sc.sigma[t] = ozaki_sigma(sp->resid[t]);  // measured under confirmed scales: exact
-        if (ozaki_v(sc.sigma[t]) < kFp64MinSliceExp) {
-            known = t;
-            closed = true;
-        } else {
-            known = t + 1;
-        }
-    }
+        return r;
+    };
+    return speculate_scales(scan ? true : nonzero, out.slices, sp, pack_all);
 }
 
 // Both operands' instances, for the tests' reference entry points (pack_fp64.h).

@@ -3,6 +3,9 @@
 // and the split that finds the scales by speculation.
 #pragma once
 
+#include <cmath>
+
+#include "kernels/common/reasons.h"
 #include "kernels/pack/fp64_exponents.h"
 #include "kernels/pack/pack.h"
 
@@ -41,6 +44,67 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
 // nonzero; if it was all zero, that pack wrote the zero slices the exact (empty) scales give,
 // and only the scales are reset. With exp_guess too, that first pack scales by the guessed
 // exponents and packs again the panels whose guess was wrong (pack_fp64).
+// What one pack of the whole operand under guessed scales found, for speculate_scales: its
+// slice-range reason, and (a pack that also scanned op(X)) whether op(X) held an Inf or NaN or
+// was all zero.
+struct SpeculatedPack {
+    const char* why = nullptr;
+    bool nonfinite = false, all_zero = false;
+};
+
+// The speculation of split_pack (below) over any way of packing the whole operand:
+// pack_all(guess) splits all of op(X) with the scales `guess` into sp->resid, sp->norms and
+// sp->subnormal_scaled (the whole split split_pack does at once, or chunk by chunk:
+// kernels/driver/fp64_facts.cc) and returns a SpeculatedPack. Sets sp->sc (`slices` slices)
+// and returns the last pack's reason, or "domain:nonfinite".
+template <typename PackAll>
+const char* speculate_scales(bool nonzero, int slices, Fp64Split* sp, PackAll&& pack_all) {
+    Fp64Scales& sc = sp->sc;
+    sc = Fp64Scales{};
+    sc.slices = slices;
+    int known = 0;  // scales 0..known-1 are exact
+    if (nonzero) {
+        sc.sigma[0] = ozaki_sigma(1.0);
+        known = 1;
+    }
+    bool closed = !nonzero;  // the chain ends at `known`
+    for (bool first = true;; first = false) {
+        Fp64Scales guess = sc;
+        guess.active = known;
+        while (!closed && guess.active < guess.slices) {
+            const int v = ozaki_v(guess.sigma[guess.active - 1]) - 9;
+            if (v < kFp64MinSliceExp) break;
+            guess.sigma[guess.active] = std::ldexp(0.75, v + kOzakiRho);
+            ++guess.active;
+        }
+        set_slice_norms(&guess);
+        const SpeculatedPack packed = pack_all(guess);
+        if (first && packed.nonfinite) return reason::domain_nonfinite;
+        if (first && packed.all_zero) {
+            sc = Fp64Scales{};
+            sc.slices = slices;
+            set_slice_norms(&sc);
+            return packed.why;
+        }
+        int t = known;
+        while (t < guess.active && sp->resid[t] != 0 && ozaki_sigma(sp->resid[t]) == guess.sigma[t]) ++t;
+        if (closed || t == guess.active || sp->resid[t] == 0) {
+            sc = guess;
+            sc.active = t;
+            set_slice_norms(&sc);
+            return packed.why;
+        }
+        for (int r = known; r <= t; ++r) sc.sigma[r] = guess.sigma[r];
+        sc.sigma[t] = ozaki_sigma(sp->resid[t]);  // measured under confirmed scales: exact
+        if (ozaki_v(sc.sigma[t]) < kFp64MinSliceExp) {
+            known = t;
+            closed = true;
+        } else {
+            known = t + 1;
+        }
+    }
+}
+
 template <bool IsA>
 const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
                        const PackedOperand& out, const SplitKernels& sk, int threads, ExponentScan* scan = nullptr,

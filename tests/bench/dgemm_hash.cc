@@ -10,6 +10,10 @@
 //   amxblas_dgemm_hash --time N PRODUCTS REPS [--threads T] [--backend B]
 //                                                     median of REPS calls after one warm-up:
 //                                                     total, compute, reconstruction and its rate
+//   --chunk R C D                                     cut every call into chunks of at most R rows,
+//                                                     C columns and D of K (kernels/driver/chunking.h;
+//                                                     rounded up to blocks and panels): the hashes
+//                                                     must not change
 // Backend avx512 unless --backend (DGEMM's bits are the same on every backend: kernels_gemm_test;
 // SGEMM's are the same on reference, avx512 and amx, by the micro-kernel contract).
 #include <algorithm>
@@ -82,6 +86,11 @@ int main(int argc, char** argv) {
                 return 2;
             }
             args.erase(args.begin() + i, args.begin() + i + 2);
+        } else if (args[i] == "--chunk" && i + 3 < args.size()) {
+            o.chunk_rows = std::atoi(args[i + 1].c_str());
+            o.chunk_cols = std::atoi(args[i + 2].c_str());
+            o.chunk_depth = std::atoi(args[i + 3].c_str());
+            args.erase(args.begin() + i, args.begin() + i + 4);
         } else if (args[i] == "--sgemm") {
             sgemm = true;
             args.erase(args.begin() + i);
@@ -123,7 +132,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (args.size() != 4 || args[0] != "--time") {
-        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--backend B] [--sgemm | --time N PRODUCTS REPS]\n");
+        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--backend B] [--chunk R C D] [--sgemm | --time N PRODUCTS REPS]\n");
         return 2;
     }
     const int n = std::atoi(args[1].c_str()), products = std::atoi(args[2].c_str()), reps = std::max(1, std::atoi(args[3].c_str()));

@@ -347,10 +347,40 @@ void test_complex_workspace_cap(void**) {
 
 }  // namespace
 
+// Cut into chunks of 64 x 64 x 256 (kernels/driver/chunking.h), a call gives the same bits as
+// in one chunk: CGEMM, ZGEMM fixed and auto, every op(), 2 threads.
+template <typename R>
+void chunks_change_no_bit(int products) {
+    const char ops[] = {'N', 'T', 'C'};
+    for (char ta : ops)
+        for (char tb : ops) {
+            Problem<R> whole = make_problem<R>(ta, tb, 150, 70, 300, {R(1.5), R(-0.5)}, {R(0.25), R(1)}, 11);
+            Problem<R> cut = whole;
+            cut.g.a = cut.a.data();
+            cut.g.b = cut.b.data();
+            cut.g.c = cut.c.data();
+            RunOptions o = kt::options(products, 2);
+            assert_null(amxblas::kernels::emulate_gemm(whole.g, o));
+            o.chunk_rows = o.chunk_cols = 64;
+            o.chunk_depth = 256;
+            assert_null(amxblas::kernels::emulate_gemm(cut.g, o));
+            if (std::memcmp(whole.c.data(), cut.c.data(), whole.c.size() * sizeof(whole.c[0])) != 0)
+                fail_msg("%c%c products %d: chunked result differs", ta, tb, products);
+        }
+}
+
+void test_cgemm_chunks_change_no_bit(void**) { chunks_change_no_bit<float>(21); }
+void test_zgemm_chunks_change_no_bit(void**) {
+    chunks_change_no_bit<double>(21);
+    chunks_change_no_bit<double>(kFp64Auto);
+}
+
 int main(int argc, char** argv) {
     if (const int rc = kt::setup(argc, argv)) return rc;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cgemm_shapes),
+        cmocka_unit_test(test_cgemm_chunks_change_no_bit),
+        cmocka_unit_test(test_zgemm_chunks_change_no_bit),
         cmocka_unit_test(test_zgemm_shapes),
         cmocka_unit_test(test_cgemm_magnitudes),
         cmocka_unit_test(test_zgemm_magnitudes),

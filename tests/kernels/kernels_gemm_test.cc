@@ -2,9 +2,16 @@
 // dimensions, alpha/beta, beta = 0 over NaN, bitwise reproducibility of the FP64 path,
 // and the failure contract (reason returned, C untouched).
 #include <algorithm>
+#include <cstring>
 #include <fstream>
+#include <string>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kernels/common/variants.h"
+#include "kernels/runtime/workspace.h"
 #include "kernels/scan/operand_scan.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -202,15 +209,31 @@ void test_workspace_cap(void**) {
     assert_true(dgemm_workspace_bytes(256, 256, 256, 1, 6) == 2 * 3 * (2 * 256 * 256 + 4160) + 256 * 256 * 8 + 8 * 4096);
 }
 
+// A workspace the system refuses: the call forwards with memory:alloc-failed and leaves C as
+// it was. In a child whose address space is capped a little above what it holds, so that the
+// call's lease (some MiB, whatever the size: kernels/driver/chunking.h) cannot be mapped.
 void test_alloc_failure(void**) {
-    std::ifstream f("/proc/sys/vm/overcommit_memory");
-    int mode = 0;
-    if (!(f >> mode) || mode == 1) skip();  // "always overcommit" would grant the request
-    // About 800 GB of component buffers: refused before anything is read, C untouched.
-    float dummy[4] = {1, 2, 3, 4};
-    GemmArgs<float> g{'N', 'N', 1 << 20, 1 << 20, 1 << 17, 1.0f, dummy, 1 << 20, dummy, 1 << 17, 0.0f, dummy, 1 << 20};
-    assert_string_equal(amxblas::kernels::emulate_gemm(g, kt::options()), "memory:alloc-failed");
-    assert_true(dummy[0] == 1 && dummy[3] == 4);
+    const int n = 1024;
+    Problem<float> s = make_problem<float>('N', 'N', n, n, n, 1.0f, 0.5f, 4);
+    const std::vector<float> c0 = s.c;
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        workspace_pool_trim();
+        long pages = 0;
+        std::ifstream statm("/proc/self/statm");
+        if (!(statm >> pages)) _exit(3);
+        const rlim_t cap = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(4) << 20);
+        const struct rlimit lim{cap, cap};
+        if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+        const char* why = amxblas::kernels::emulate_gemm(s.g, kt::options(6, 1));
+        const bool untouched = std::equal(c0.begin(), c0.end(), s.c.begin());
+        _exit(why && std::string(why) == "memory:alloc-failed" && untouched ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 // Rows of op(A) and columns of op(B) 2^600 apart, subnormal entries and bits far below 2^-126:
@@ -262,6 +285,31 @@ void test_bad_product_count(void**) {
 
 }  // namespace
 
+// Cut into chunks of 64 x 64 x 256 (kernels/driver/chunking.h), a call gives the same bits as
+// in one chunk: SGEMM, DGEMM fixed and auto, every op(), 2 threads.
+template <typename T>
+void chunks_change_no_bit(int products) {
+    for (char ta : {'N', 'T'})
+        for (char tb : {'N', 'T'}) {
+            Problem<T> whole = make_problem<T>(ta, tb, 200, 140, 530, T(1.5), T(0.25), 12);
+            Problem<T> cut = make_problem<T>(ta, tb, 200, 140, 530, T(1.5), T(0.25), 12);
+            RunOptions o = kt::options(products, 2);
+            assert_null(amxblas::kernels::emulate_gemm(whole.g, o));
+            o.chunk_rows = o.chunk_cols = 64;
+            o.chunk_depth = 256;
+            assert_null(amxblas::kernels::emulate_gemm(cut.g, o));
+            if (std::memcmp(whole.c.data(), cut.c.data(), whole.c.size() * sizeof(T)) != 0)
+                fail_msg("%c%c products %d: chunked result differs", ta, tb, products);
+        }
+}
+
+void test_chunks_change_no_bit(void**) {
+    chunks_change_no_bit<float>(6);
+    chunks_change_no_bit<double>(6);
+    chunks_change_no_bit<double>(21);
+    chunks_change_no_bit<double>(kFp64Auto);
+}
+
 int main(int argc, char** argv) {
     if (int rc = kt::setup(argc, argv)) return rc;
     const struct CMUnitTest tests[] = {
@@ -273,6 +321,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_sgemm_same_bits_for_any_thread_count),
         cmocka_unit_test(test_workspace_cap),
         cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_chunks_change_no_bit),
         cmocka_unit_test(test_wide_ranges_route),
         cmocka_unit_test(test_fast_shrinking_residual_routes),
         cmocka_unit_test(test_beta_zero_ignores_nan),

@@ -1,0 +1,104 @@
+// How a routed call is cut so that its workspace does not grow with the problem (internal: the
+// macro-kernel and the drivers).
+//
+// The output is walked in super-blocks of MC x NC entries and K in chunks of KC (GotoBLAS's
+// loops around the macro-kernel, Goto and van de Geijn, ACM TOMS 34(3), 2008). For one
+// super-block and one K chunk the driver splits and packs just op(A)'s MC x KC and op(B)'s
+// KC x NC into the chunk buffers, and adds that chunk's panels to the super-block's
+// accumulators, which persist over the K chunks. The workspace is therefore two chunk buffers
+// and one MC x NC accumulator, whatever M, N and K are.
+//
+// KC is a multiple of BK, and MC and NC of BM and BN: the chunks cut K at panel boundaries and
+// the output at block boundaries, so every entry still adds the same exact panel sums in the
+// same order (macro_kernel.h) and the results are the same bits as one chunk would give.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/gemm_types.h"
+#include "kernels/isa/microkernel.h"
+#include "kernels/pack/pack.h"
+
+namespace amxblas::kernels {
+
+// The output blocks of a call: BM x BN = kBlockM x kBlockN (bm x bn), halved in both
+// directions, down to 64 x 64, while the call has fewer than 8 blocks per thread. The blocks
+// are handed out one at a time, so a thread that runs slower (its core shared with another
+// process, or with the real BLAS's spinning threads) takes fewer of them, and the last round
+// leaves at most one block's time idle; with only a few large blocks neither holds: an N = 256
+// call was one block, so its block loop ran on one thread, and an N = 768 call 9 blocks for 2
+// threads. With 8 per thread rather than 4, N = 384 and 768 ran 9-12% faster on 2 threads
+// (both go from 9 blocks to 36; calls back to back in fresh processes, the two builds
+// alternating, 5 rounds, OPENBLAS_THREAD_TIMEOUT=4 so that OpenBLAS's threads do not spin),
+// and N = 256, 512 and 1024 keep their blocks. The block size changes neither the products nor
+// the order in which each entry's panels are added (every micro-tile adds its panels in
+// order into its own part of the accumulator), so the results are the same bits.
+struct Blocking {
+    TileGeometry g;
+    int bm, bn;                   // the block: rows and columns
+    int mtiles, ntiles, ksteps;   // in mr, nr and kstep units, after padding
+    int tiles_m, tiles_n, steps;  // per block and panel: bm / mr, bn / nr, BK / kstep
+    int mblocks, nblocks, panels;
+    Blocking(const TileGeometry& geom, int m, int n, int k, int threads)
+        : g(geom), bm(kBlockM), bn(kBlockN), mtiles(round_up(m, g.mr) / g.mr), ntiles(round_up(n, g.nr) / g.nr),
+          ksteps(round_up(k, g.kstep) / g.kstep), steps(kBlockK / g.kstep), panels((ksteps + steps - 1) / steps) {
+        const auto blocks = [&](int r, int c) { return std::int64_t((m + r - 1) / r) * ((n + c - 1) / c); };
+        while (threads > 1 && blocks(bm, bn) < 8 * std::int64_t(threads) && bm / 2 >= 64 && bn / 2 >= 64 &&
+               (bm / 2) % g.mr == 0 && (bn / 2) % g.nr == 0) {
+            bm /= 2;
+            bn /= 2;
+        }
+        tiles_m = bm / g.mr;
+        tiles_n = bn / g.nr;
+        mblocks = (mtiles + tiles_m - 1) / tiles_m;
+        nblocks = (ntiles + tiles_n - 1) / tiles_n;
+    }
+};
+
+struct Chunking {
+    int mc, nc, kc;  // super-block rows and columns, K chunk depth
+};
+
+// The chunk buffers, accumulators and per-thread tiles together stay under this (the call's
+// per-row and per-column facts come on top: O(M + N)).
+constexpr std::size_t kChunkBudgetBytes = std::size_t(40) << 20;
+// K per chunk: two BK panels. A deeper chunk would only shrink MC and NC, and each super-block
+// row (column) re-splits op(B) (op(A)) once; a K chunk costs no re-split.
+constexpr int kChunkK = 2 * kBlockK;
+
+// The chunking of one m x n x k call cut into bl's blocks: KC = min(k, kChunkK) rounded up to
+// BK; MC and NC start at one block and grow by a block, the smaller first, while the call's
+// workspace (workspace_layout.h, chunk_workspace_bytes) stays within kChunkBudgetBytes and
+// they do not pass m and n rounded up to whole blocks.
+Chunking choose_chunking(const Blocking& bl, int m, int n, int k, int slices, std::size_t acc_size, int threads);
+
+// choose_chunking, made smaller where opt asks (RunOptions::chunk_rows, chunk_cols, chunk_depth).
+Chunking chunking_for(const Blocking& bl, int m, int n, int k, int slices, std::size_t acc_size, int threads,
+                      const RunOptions& opt);
+
+// op(X)(r0 .. r0 + rows - 1, c0 .. c0 + cols - 1) as a view of its own. For complex views r0
+// and c0 are in op(X')'s units and even where they count parts of one complex entry (the K
+// index of both, the columns of op(B')); the packers then gather the sub-view exactly as they
+// gather that part of the whole one.
+template <typename T>
+OperandView<T> sub_view(const OperandView<T>& v, int r0, int rows, int c0, int cols) {
+    OperandView<T> s = v;
+    s.rows = rows;
+    s.cols = cols;
+    std::int64_t r = r0, c = c0, scale = 1;
+    if (v.kind == Interleave::complex_a) {
+        c /= 2;
+        scale = 2;
+    } else if (v.kind == Interleave::complex_b) {
+        r /= 2;
+        c /= 2;
+        scale = 2;
+    }
+    const std::int64_t first = v.trans == 'N' ? r + c * v.ld : c + r * v.ld;
+    s.x = v.x + scale * first;
+    return s;
+}
+
+}  // namespace amxblas::kernels
