@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "kernels/runtime/per_participant.h"
 #include "kernels/runtime/thread_pool.h"
@@ -14,7 +17,6 @@ namespace {
 
 constexpr double kU = 0x1p-53;               // unit roundoff of FP64
 constexpr double kEvalUp = 1 + 0x1p-30;      // covers the FP64 evaluation of the bound itself
-constexpr double kEvalDown = 1 - 0x1p-30;
 constexpr int kMinSliceExp = -1000;          // kFp64MinSliceExp (kernels/isa/split.h)
 
 int products_of(int d) { return fp64_products_of_depth(d); }
@@ -27,21 +29,7 @@ struct DepthConstants {
     double small[kFp64Slices] = {};
 };
 
-struct alignas(kCacheLine) NeedPartial {
-    std::int64_t deepest = 0;  // the largest smallest-passing depth among entries that pass somewhere
-    std::int64_t nowhere = 0;  // entries that pass at no depth
-};
-struct alignas(kCacheLine) MarginPartial {
-    std::int64_t failing = 0;
-    double margin = INFINITY;
-};
 
-// One participant's per-column arrays for the entry test, m entries each.
-struct ColumnScratch {
-    std::vector<double> rhs, u00;
-    std::vector<std::int64_t> best;  // as wide as a double: the compare and the select vectorise together
-    explicit ColumnScratch(int m) : rhs(std::size_t(m)), u00(std::size_t(m)), best(std::size_t(m)) {}
-};
 
 }  // namespace
 
@@ -51,26 +39,29 @@ long fp64_repair_limit(int m, int n) {
     return std::min(std::max(entries / 16, 1L), (entries - 1) / 2);
 }
 
-bool fp64_certify(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, const double* lhat,
-                  int ldl, double tol, int min_depth, int threads, Fp64Certificate* out, int gamma_terms,
-                  const std::function<bool(int, int)>& zero_by_structure) {
-    *out = Fp64Certificate{};
+bool Fp64BlockCertificate::begin(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, double tol, int min_depth,
+                                 int threads, int gamma_terms, StructuralTest structural) {
+    a_ = a;
+    b_ = b;
+    structural_ = std::move(structural);
+    min_depth_ = min_depth;
     const int m = a.outer, n = b.outer, dmax = std::min(a.slices, b.slices);
+    dmax_ = dmax;
     const double ku = double(k) * kU;
     const double nu = double(gamma_terms > 0 ? gamma_terms : k) * kU;  // DGEMM: nu == ku
     if (ku >= 0x1p-10 || nu >= 0x1p-10 || gamma_terms < 0 || dmax < min_depth || !(tol > 0)) return false;
     const double gamma_k = nu / (1 - nu);
     const int panels = (k + 255) / 256;
-    const double l_up = 1 + 2 * panels * kU;  // lhat is within (1 + u)^(panels - 1) of the exact sum
+    l_up_ = 1 + 2 * panels * kU;  // lhat is within (1 + u)^(panels - 1) of the exact sum
     const int dn = dmax + 1;
 
     // Entry bounds of the slices (alpha_p, beta_q) and the (0, 0) scale.
     double alpha[kFp64Slices] = {}, beta[kFp64Slices] = {};
     for (int p = 0; p < a.active; ++p) alpha[p] = std::ldexp(1.0, a.v[p]);
     for (int q = 0; q < b.active; ++q) beta[q] = std::ldexp(1.0, b.v[q]);
-    const double s00 = (a.active > 0 && b.active > 0) ? alpha[0] * beta[0] : 0;
-    const double delta_a = a.active > 0 ? std::ldexp(1.0, a.v[0] - 9) * (1 + 0x1p-40) : 0;
-    const double delta_b = b.active > 0 ? std::ldexp(1.0, b.v[0] - 9) * (1 + 0x1p-40) : 0;
+    s00_ = (a.active > 0 && b.active > 0) ? alpha[0] * beta[0] : 0;
+    delta_a_ = a.active > 0 ? std::ldexp(1.0, a.v[0] - 9) * (1 + 0x1p-40) : 0;
+    delta_b_ = b.active > 0 ? std::ldexp(1.0, b.v[0] - 9) * (1 + 0x1p-40) : 0;
 
     DepthConstants dc[kFp64Slices + 1];
     for (int d = min_depth; d <= dmax; ++d) {
@@ -83,151 +74,195 @@ bool fp64_certify(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, const
         for (int p = 0; p < std::min(d, a.active); ++p)
             for (int q = 0; q < std::min(d - p, b.active); ++q) under = under || a.v[p] + b.v[q] < kMinSliceExp;
         dc[d].eta = under ? (nterms + 2) * 0x1p-1074 * 2 : 0;  // in practice 0
+        c1_[d] = dc[d].c1;
     }
 
     // Row parts: tau's sum over p of a_p(i) rho_B(d - p), plus the small products' mass with q >= 1.
-    std::vector<double> row_part(std::size_t(dn) * m), col_part(std::size_t(dn) * n), a0(m), b0(n);
+    row_part_.assign(std::size_t(dn) * m, 0.0);
+    col_part_.assign(std::size_t(dn) * n, 0.0);
+    a0_.assign(std::size_t(m), 0.0);
+    b0_.assign(std::size_t(n), 0.0);
     parallel_for(threads, m, [&](int i, int) {
         double ap[kFp64Slices] = {};
         for (int p = 0; p < a.active; ++p) ap[p] = a.norms[std::size_t(p) * m + i] * alpha[p];
-        a0[i] = ap[0];
+        a0_[i] = ap[0];
         for (int d = min_depth; d <= dmax; ++d) {
             double tau = 0, small = 0;
             for (int p = 0; p < d; ++p) {
                 tau += ap[p] * b.rho[d - p];
                 for (int q = 1; p + q < d; ++q) small += dc[d].small[p + q] * (ap[p] * beta[q]);
             }
-            row_part[std::size_t(d) * m + i] = tau + small + dc[d].eta;
+            row_part_[std::size_t(d) * m + i] = tau + small + dc[d].eta;
         }
     });
     parallel_for(threads, n, [&](int j, int) {
         double bq[kFp64Slices] = {};
         for (int q = 0; q < b.active; ++q) bq[q] = b.norms[std::size_t(q) * n + j] * beta[q];
-        b0[j] = bq[0];
+        b0_[j] = bq[0];
         double bbar = double(k) * b.rho[b.slices];  // >= ||Bhat(:, j)||_1
         for (int q = 0; q < b.slices; ++q) bbar += bq[q];
         for (int d = min_depth; d <= dmax; ++d) {
             double small = 0;
             for (int p = 1; p < d; ++p) small += dc[d].small[p] * (alpha[p] * bq[0]);
-            col_part[std::size_t(d) * n + j] = a.rho[d] * bbar + small;
+            col_part_[std::size_t(d) * n + j] = a.rho[d] * bbar + small;
         }
     });
-
-    // The per-entry test, one column at a time (the entries of column j are contiguous in
-    // lhat): each step below is a loop over i with no branch and no loop-carried dependence but
-    // the reductions, so the compiler vectorises it. Every bound is the same expression, in the
-    // same order, as the proof's (-ffp-contract=off), hence the same decisions on every build.
-    const double tg = tol * gamma_k;
-    const auto rhs_of = [&](int i, int j) {
-        const double x = lhat[i + std::size_t(j) * ldl] * s00;
-        const double xlo = x / l_up;
-        const double sub = delta_b * a0[i] + delta_a * b0[j];
-        const double lo = std::max(xlo - sub, xlo * 0.25) * (1 - 0x1p-40);
-        return tg * lo * kEvalDown;
-    };
-    const auto lhs_of = [&](int i, int j, int d) {
-        const double u00 = lhat[i + std::size_t(j) * ldl] * s00 * l_up;
-        return (row_part[std::size_t(d) * m + i] + col_part[std::size_t(d) * n + j] + dc[d].c1 * u00) * kEvalUp;
-    };
-    const unsigned char* a_zero = a.zero;
-    const auto b_zero = [&](int j) { return b.zero && b.zero[j]; };
-    // Entries zero by structure (Section 10), i + j * m ascending; found only when needed.
-    std::vector<std::size_t> structural;
-    const auto structural_in = [&](int j) {
-        const auto first = std::lower_bound(structural.begin(), structural.end(), std::size_t(j) * m);
-        return std::make_pair(first, std::lower_bound(first, structural.end(), std::size_t(j + 1) * m));
-    };
+    tg_ = tol * gamma_k;
     // +inf on the exact-zero rows of op(A): their entries pass everywhere (C_ij = 0 exactly).
-    std::vector<double> row_inf(std::size_t(m), 0.0);
-    if (a_zero)
-        for (int i = 0; i < m; ++i) row_inf[i] = a_zero[i] ? INFINITY : 0.0;
-    const int parts = std::max(1, std::min(threads, n));
-    // Sized here, by the caller, not by each participant on its first column: which thread
-    // takes part in a call varies from call to call, and allocations made in a varying order
-    // (and on a varying thread's heap) leave the heap reaching fresh pages in a later call,
-    // each a page fault inside that call (kernels_second_call_test).
-    std::vector<ColumnScratch> scratch(static_cast<std::size_t>(parts), ColumnScratch(m));
-    // rhs[i] and u00[i] of column j (the depth-independent halves of the test).
+    row_inf_.assign(std::size_t(m), 0.0);
+    if (a.zero)
+        for (int i = 0; i < m; ++i) row_inf_[i] = a.zero[i] ? INFINITY : 0.0;
+    for (int d = 0; d <= kFp64Slices; ++d) {
+        failing_[d] = 0;
+        margin_[d] = INFINITY;
+    }
+    return true;
+}
+
+// The depth-independent halves of the test for rows i0 .. i0 + rows - 1 (rows <= kSlab) of
+// column j, lhat(i) = lower[i * rs + j * cs]: rhs and u00 (CertLoops::halves), with +inf in rhs
+// for the entries zero by structure. An entry whose lower bound is 0 and whose spans meet is
+// `pending` (its rhs is set to +inf too; the caller decides it later) when pending is given,
+// or, without it, is looked up in the term-proved entries already found.
+template <typename PendingFn>
+void Fp64BlockCertificate::halves(int i0, int rows, int j, const double* lower, std::size_t rs, double* rhs, double* u00,
+                                  PendingFn&& pending) const {
     const detail::CertLoops& loops = *isa_kernels().certificate;
-    const auto column_halves = [&](int j, int who) -> ColumnScratch& {
-        ColumnScratch& cs = scratch[std::size_t(who)];
-        loops.halves(m, lhat + std::size_t(j) * ldl, a0.data(), row_inf.data(), s00, l_up, delta_b, delta_a * b0[j], tg,
-                     cs.rhs.data(), cs.u00.data());
-        if (!structural.empty()) {
-            const auto range = structural_in(j);
-            for (auto e = range.first; e != range.second; ++e) cs.rhs[*e - std::size_t(j) * m] = INFINITY;
+    double lj[kSlab];
+    for (int i = 0; i < rows; ++i) lj[i] = lower[std::size_t(i) * rs];
+    loops.halves(rows, lj, a0_.data() + i0, row_inf_.data() + i0, s00_, l_up_, delta_b_, delta_a_ * b0_[j], tg_, rhs, u00);
+    const int m = a_.outer;
+    for (int i = 0; i < rows; ++i) {
+        if (lj[i] != 0 || (a_.zero && a_.zero[i0 + i])) continue;
+        const std::size_t at = std::size_t(i0 + i) + std::size_t(j) * m;
+        if (structural_.by_spans && structural_.by_spans(i0 + i, j)) {
+            rhs[i] = INFINITY;
+        } else if (pending(at, i, rhs[i], u00[i])) {
+            rhs[i] = INFINITY;
         }
-        return cs;
-    };
-    // Pass 1: each entry's smallest passing depth (dmax + 1: none); only the largest of them and
-    // the number passing nowhere matter. Depths are tried deepest first so the last pass wins.
-    int d = min_depth;
-    std::int64_t nowhere = 0;
-    const auto pass_1 = [&] {
-        PerParticipant<NeedPartial> need(static_cast<std::size_t>(parts));
-        parallel_for(threads, n, [&](int j, int who) {
-            if (b_zero(j)) return;
-            ColumnScratch& cs = column_halves(j, who);
-            std::int64_t* best = cs.best.data();
-            std::fill(best, best + m, dmax + 1);
-            for (int dd = dmax; dd >= min_depth; --dd)
-                loops.pass_at(m, dd, row_part.data() + std::size_t(dd) * m, col_part[std::size_t(dd) * n + j],
-                              dc[dd].c1, cs.u00.data(), cs.rhs.data(), best);
-            NeedPartial& pp = need[std::size_t(who)];
-            loops.need(m, best, dmax, &pp.deepest, &pp.nowhere);
-        });
-        d = min_depth;
-        nowhere = 0;
-        for (const NeedPartial& pp : need) {
-            d = std::max(d, int(pp.deepest));
-            nowhere += pp.nowhere;
-        }
-    };
-    pass_1();
-    // An entry with lhat = 0 passes nowhere (its Lo is 0) unless it is zero by structure: ask,
-    // in index order (the answer is exact, so the same on every backend and thread count), and
-    // run pass 1 again with those entries passing.
-    if (nowhere > 0 && zero_by_structure) {
-        for (int j = 0; j < n; ++j) {
-            if (b_zero(j)) continue;
-            for (int i = 0; i < m; ++i)
-                if (!(a_zero && a_zero[i]) && lhat[i + std::size_t(j) * ldl] == 0 && zero_by_structure(i, j))
-                    structural.push_back(i + std::size_t(j) * m);
-        }
-        if (!structural.empty()) pass_1();
     }
-    if (nowhere > 0) d = dmax;  // some entry passes nowhere: the deepest fails least
-    // Pass 2, at that depth: the failing entries (an entry's bound need not shrink with d, so a
-    // depth deeper than its smallest may fail it; the next depth is tried then) and the margin.
-    for (;; ++d) {
-        PerParticipant<MarginPartial> part(static_cast<std::size_t>(parts));
-        parallel_for(threads, n, [&](int j, int who) {
-            if (b_zero(j)) return;
-            ColumnScratch& cs = column_halves(j, who);
-            MarginPartial& pp = part[std::size_t(who)];
-            loops.margin_at(m, row_part.data() + std::size_t(d) * m, col_part[std::size_t(d) * n + j], dc[d].c1,
-                            cs.u00.data(), cs.rhs.data(), &pp.failing, &pp.margin);
-        });
-        std::int64_t failing = 0;
-        double margin = INFINITY;
-        for (const MarginPartial& pp : part) {
-            failing += pp.failing;
-            margin = std::min(margin, pp.margin);
+}
+
+void Fp64BlockCertificate::add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t rs, std::size_t cs) {
+    const detail::CertLoops& loops = *isa_kernels().certificate;
+    const int m = a_.outer, n = b_.outer;
+    double rhs[kSlab], u00[kSlab];
+    std::int64_t best[kSlab];
+    std::int64_t deepest = 0, nowhere = 0, failing[kFp64Slices + 1] = {};
+    double margin[kFp64Slices + 1];
+    std::fill(margin, margin + kFp64Slices + 1, INFINITY);
+    std::vector<Pending> pending;
+    for (int jc = 0; jc < cols; ++jc) {
+        const int j = j0 + jc;
+        if (b_.zero && b_.zero[j]) continue;
+        for (int r0 = 0; r0 < rows; r0 += kSlab) {
+            const int rn = std::min(kSlab, rows - r0), i1 = i0 + r0;
+            halves(i1, rn, j, lower + std::size_t(r0) * rs + std::size_t(jc) * cs, rs, rhs, u00,
+                   [&](std::size_t at, int i, double r, double u) {
+                       // Which depths this entry passes at on its bound alone (bit d).
+                       unsigned mask = 0;
+                       for (int d = min_depth_; d <= dmax_; ++d) {
+                           const double l = (row_part_[std::size_t(d) * m + i1 + i] + col_part_[std::size_t(d) * n + j] + c1_[d] * u) * kEvalUp;
+                           if (l <= r) mask |= 1u << d;
+                       }
+                       pending.push_back({at, mask});
+                       return true;
+                   });
+            std::fill(best, best + rn, dmax_ + 1);
+            for (int d = dmax_; d >= min_depth_; --d)
+                loops.pass_at(rn, d, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00,
+                              rhs, best);
+            loops.need(rn, best, dmax_, &deepest, &nowhere);
+            for (int d = min_depth_; d <= dmax_; ++d)
+                loops.margin_at(rn, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00,
+                                rhs, &failing[d], &margin[d]);
         }
-        if (failing > nowhere && d < dmax) continue;
-        out->depth = d;
-        out->failing = failing;
-        out->margin = margin;
-        break;
     }
-    const auto exact_zero = [&](int i, int j) {
-        return (a_zero && a_zero[i]) || b_zero(j) ||
-               std::binary_search(structural.begin(), structural.end(), i + std::size_t(j) * m);
-    };
+    std::lock_guard<std::mutex> hold(merge_);
+    deepest_ = std::max(deepest_, deepest);
+    nowhere_ += nowhere;
+    for (int d = min_depth_; d <= dmax_; ++d) {
+        failing_[d] += failing[d];
+        margin_[d] = std::min(margin_[d], margin[d]);
+    }
+    pending_.insert(pending_.end(), pending.begin(), pending.end());
+}
+
+void Fp64BlockCertificate::decide(Fp64Certificate* out) {
+    *out = Fp64Certificate{};
+    // The entries left for the term-by-term test, in index order (its answers depend on the
+    // order: fp64_structural_zeros.h); those it does not prove zero count with their own bound.
+    std::sort(pending_.begin(), pending_.end(), [](const Pending& x, const Pending& y) { return x.at < y.at; });
+    const int m = a_.outer;
+    for (const Pending& p : pending_) {
+        if (structural_.by_terms && structural_.by_terms(int(p.at % m), int(p.at / m))) {
+            by_terms_.push_back(p.at);
+            continue;
+        }
+        int first = 0;
+        for (int d = min_depth_; d <= dmax_; ++d) {
+            if (p.pass & (1u << d)) {
+                if (first == 0) first = d;
+            } else {
+                ++failing_[d];
+            }
+        }
+        if (first == 0) ++nowhere_;
+        else deepest_ = std::max<std::int64_t>(deepest_, first);
+    }
+    pending_.clear();
+    pending_.shrink_to_fit();
+    // The smallest depth every entry that passes somewhere passes at; when some entry passes
+    // nowhere, the deepest, which fails least. An entry's bound need not shrink with d, so a
+    // depth deeper than its smallest may fail it: the next depth is tried then.
+    int d = std::max<int>(min_depth_, int(deepest_));
+    if (nowhere_ > 0) d = dmax_;
+    while (failing_[d] > nowhere_ && d < dmax_) ++d;
+    depth_ = d;
+    out->depth = d;
+    out->failing = long(failing_[d]);
+    out->margin = margin_[d];
+}
+
+void Fp64BlockCertificate::failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t rs, std::size_t cs,
+                                      std::vector<std::size_t>* out) const {
+    const detail::CertLoops& loops = *isa_kernels().certificate;
+    const int m = a_.outer, n = b_.outer, d = depth_;
+    double rhs[kSlab], u00[kSlab];
+    std::int64_t best[kSlab];
+    for (int jc = 0; jc < cols; ++jc) {
+        const int j = j0 + jc;
+        if (b_.zero && b_.zero[j]) continue;
+        for (int r0 = 0; r0 < rows; r0 += kSlab) {
+            const int rn = std::min(kSlab, rows - r0), i1 = i0 + r0;
+            halves(i1, rn, j, lower + std::size_t(r0) * rs + std::size_t(jc) * cs, rs, rhs, u00,
+                   [&](std::size_t at, int, double, double) {
+                       return std::binary_search(by_terms_.begin(), by_terms_.end(), at);
+                   });
+            std::fill(best, best + rn, 0);
+            loops.pass_at(rn, d, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00, rhs,
+                          best);
+            for (int i = 0; i < rn; ++i)
+                if (best[i] != d) out->push_back(std::size_t(i1 + i) + std::size_t(j) * m);
+        }
+    }
+}
+
+bool fp64_certify(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, const double* lhat, int ldl, double tol,
+                  int min_depth, int threads, Fp64Certificate* out, int gamma_terms,
+                  const std::function<bool(int, int)>& zero_by_structure) {
+    Fp64BlockCertificate cert;
+    if (!cert.begin(a, b, k, tol, min_depth, threads, gamma_terms, StructuralTest{{}, zero_by_structure})) {
+        *out = Fp64Certificate{};
+        return false;
+    }
+    const int m = a.outer, n = b.outer;
+    constexpr int kCols = Fp64BlockCertificate::kSlab;
+    for (int j0 = 0; j0 < n; j0 += kCols) cert.add_block(0, j0, m, std::min(kCols, n - j0), lhat + std::size_t(j0) * ldl, 1, ldl);
+    cert.decide(out);
     if (out->failing > 0)
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < m; ++i)
-                if (!exact_zero(i, j) && !(lhs_of(i, j, d) <= rhs_of(i, j))) out->fail_at.push_back(i + std::size_t(j) * m);
+        for (int j0 = 0; j0 < n; j0 += kCols)
+            cert.failing_in(0, j0, m, std::min(kCols, n - j0), lhat + std::size_t(j0) * ldl, 1, ldl, &out->fail_at);
     return true;
 }
 

@@ -44,17 +44,21 @@ void StructuralZeros<T>::find_spans() {
 }
 
 template <typename T>
-bool StructuralZeros<T>::operator()(int i, int j) {
-    if (!spans_found_) {
-        find_spans();
-        spans_found_ = true;
-    }
+bool StructuralZeros<T>::spans_apart(int i, int j) {
+    std::call_once(spans_found_, [this] { find_spans(); });
     const Span a = a_rows_[std::size_t(i)], b = b_cols_[std::size_t(j)];
     // An empty span has first > last, so it meets nothing.
-    if (a.last < b.first || b.last < a.first) return true;
+    return a.last < b.first || b.last < a.first;
+}
+
+template <typename T>
+bool StructuralZeros<T>::terms_zero(int i, int j) {
+    std::call_once(spans_found_, [this] { find_spans(); });
+    const Span a = a_rows_[std::size_t(i)], b = b_cols_[std::size_t(j)];
     // Only the terms where both spans overlap can have two nonzero factors: those are read, and
     // charged.
     const int lo = std::max(a.first, b.first), hi = std::min(a.last, b.last);
+    if (lo > hi) return true;  // the spans do not meet
     if (budget_ < hi - lo + 1) return false;
     budget_ -= hi - lo + 1;
     // op(A)(i, l) = a[i + l * lda] (N) or a[l + i * lda] (T, C): a stride per l and an origin.

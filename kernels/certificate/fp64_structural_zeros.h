@@ -24,6 +24,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "kernels/common/gemm_types.h"
@@ -35,7 +36,13 @@ class StructuralZeros {
 public:
     explicit StructuralZeros(const GemmArgs<T>& g);
     // True when (op(A) op(B))_ij is zero by structure and one of the two checks proved it.
-    bool operator()(int i, int j);
+    bool operator()(int i, int j) { return spans_apart(i, j) || terms_zero(i, j); }
+    // The first check alone: free once the spans are found (on the first question, by
+    // whichever thread asks it first); may be asked from any thread, in any order.
+    bool spans_apart(int i, int j);
+    // The second check alone, for an entry whose spans meet: charged against the budget, so
+    // the answers depend on the order of the questions; ask from one thread, in index order.
+    bool terms_zero(int i, int j);
 
 private:
     // Where the nonzeros of one row of op(A) or column of op(B) lie: first..last, or
@@ -47,7 +54,7 @@ private:
 
     const GemmArgs<T>& g_;
     std::int64_t budget_;
-    bool spans_found_ = false;           // on the first question
+    std::once_flag spans_found_;           // on the first question
     std::vector<Span> a_rows_, b_cols_;
 };
 

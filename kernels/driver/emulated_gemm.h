@@ -38,7 +38,8 @@
 //
 // prepare_dgemm scales, allocates, splits and packs both operands and reports in p.a and p.b
 // what the split found (with opt.fp64_products = kFp64Auto: eight slices, their norms, and in
-// p.lower one extra BF16 product for the certificate's lower bound of |A||B|);
+// lower_bound_blocks then gives, block by block, one extra BF16 product for the certificate's
+// lower bound of |A||B|);
 // compute_dgemm runs the chosen products, writes C and recomputes the listed entries in FP64. A PreparedDgemm
 // owns its workspace until it is destroyed; the arguments' matrices must not change between
 // the two phases.
@@ -46,6 +47,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "kernels/common/gemm_types.h"
@@ -84,9 +86,6 @@ public:
     PreparedDgemm& operator=(const PreparedDgemm&) = delete;
 
     Fp64SplitFacts a, b;  // of op(A) and op(B), set by a successful prepare_dgemm
-    // Auto only: lower[i + j * m] is the FP64 sum over the K panels, in order, of the exact
-    // panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)); owned by the prepared call.
-    const double* lower = nullptr;
 
     struct State;  // prepared_dgemm_state.h: the arguments, options, workspace and packed buffers
     std::unique_ptr<State> state;
@@ -96,6 +95,15 @@ public:
 // nullptr on success (then *out holds the packed operands and the facts), else the forward
 // reason. Never touches C.
 const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
+// Auto only, between the phases: the certificate's lower bound of |A||B|, block by block, never
+// whole (kernels/driver/chunking.h): lhat(i, j), the FP64 sum over the K panels, in order, of
+// the exact panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)), one BF16 product computed
+// chunk by chunk like the others. visit(i0, j0, rows, cols, acc) gets each block once, on the
+// pool's threads, blocks disjoint: lhat(i0 + i, j0 + j) = acc[i * kBlockN + j]. Returns false
+// when the call was not prepared under auto.
+using LowerBlockVisitor = std::function<void(int i0, int j0, int rows, int cols, const double* acc)>;
+bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit);
+
 // Phase 2: runs `products` component products (6 ... 36, at most the prepared depth's) on a
 // prepared call and writes C; then recomputes the `repairs` entries repair_at[] (i + j * m of
 // the real GEMM) in FP64: for DGEMM, inner products in index order, C := alpha * dot + beta *

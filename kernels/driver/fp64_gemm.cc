@@ -171,7 +171,6 @@ PreparedDgemm& PreparedDgemm::operator=(PreparedDgemm&&) noexcept = default;
 const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<double>& vb, int m, int n, int k,
                               const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out) {
     out->state.reset();
-    out->lower = nullptr;
     if (const char* why = check_backend(opt)) return why;
     const bool automatic = opt.fp64_products == kFp64Auto;
     const int slices = automatic ? kFp64Slices : fp64_depth(opt.fp64_products);
@@ -207,9 +206,9 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
                                                automatic ? st->col_zero.data() : nullptr))
         return why;
 
-    const std::size_t chunk_ws = chunk_workspace_bytes(bl, ch, slices, sizeof(double), threads);
-    const std::size_t bytes = chunk_ws + (automatic ? align_up(std::size_t(m) * n * sizeof(double)) : 0);
-    if (const char* why = lease_workspace(bytes, opt.workspace_cap_bytes, &st->ws)) return why;
+    if (const char* why = lease_workspace(chunk_workspace_bytes(bl, ch, slices, sizeof(double), threads),
+                                          opt.workspace_cap_bytes, &st->ws))
+        return why;
     st->cw = lay_out(static_cast<char*>(st->ws.data()), bl, ch, slices, sizeof(double));
     if (automatic) {
         st->norms_a.resize(std::size_t(slices) * m);
@@ -226,29 +225,23 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     out->b = split_facts(st->sb, n, automatic ? st->col_zero.data() : nullptr);
     st->split_pack_s = now_s() - t0;
 
-    if (automatic) {
-        // The certificate's lower bound of |A||B|: one BF16 product of |Z_0^A| and |Z_0^B|,
-        // exact per panel like every other product, summed over the panels in FP64.
-        double* lower = reinterpret_cast<double*>(static_cast<char*>(st->ws.data()) + chunk_ws);
-        const double t1 = now_s();
-        if (st->sa.sc.active > 0 && st->sb.sc.active > 0) {
-            const Fp64Product first[1] = {{0, 0}};
-            const double one[1] = {1.0};
-            ReconClock no_clock;
-            const Fp64ChunkPackers abs = fp64_packers(*st, 1, true);
-            run_chunks(m, n, k, Fp64Step{st->cw.pa, st->cw.pb, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
-                       st->cw, abs.a, abs.b, st->mk, bl, ch, threads, [lower, m](int i0, int j0, int rows, int cols, const double* acc) {
-                           for (int j = 0; j < cols; ++j)
-                               for (int i = 0; i < rows; ++i) lower[i0 + i + std::size_t(j0 + j) * m] = acc[i * kBlockN + j];
-                       });
-        } else {
-            std::fill(lower, lower + std::size_t(m) * n, 0.0);
-        }
-        out->lower = lower;
-        if (opt.times) opt.times->certificate_s = now_s() - t1;
-    }
     out->state = std::move(st);
     return nullptr;
+}
+
+bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit) {
+    if (!prepared || !prepared->state || prepared->state->opt.fp64_products != kFp64Auto) return false;
+    PreparedDgemm::State& st = *prepared->state;
+    // One BF16 product of |Z_0^A| and |Z_0^B|, exact per panel like every other product,
+    // summed over the panels in FP64 (zero where an operand is: its slices are).
+    const Fp64Product first[1] = {{0, 0}};
+    const double one[1] = {1.0};
+    ReconClock no_clock;
+    const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
+    const Fp64ChunkPackers abs = fp64_packers(st, 1, true);
+    run_chunks(st.m, st.n, st.k, Fp64Step{st.cw.pa, st.cw.pb, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
+               st.cw, abs.a, abs.b, st.mk, bl, st.chunking, st.threads, visit);
+    return true;
 }
 
 namespace {

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/certificate/fp64_certificate.h"
 #include "kernels/certificate/fp64_structural_zeros.h"
 #include "kernels/common/reasons.h"
+#include "kernels/isa/microkernel.h"
 
 namespace amxblas::kernels {
 
@@ -42,28 +44,44 @@ bool k1_uncertified(const GemmArgs<double>& g, double tol) {
     return rows * cols > fp64_repair_limit(g.m, g.n);
 }
 
-// Auto, after a successful prepare: the certificate on what the split found picks the products
-// and the entries to repair, or the call forwards (C untouched). m, n, k: the real GEMM's
-// sizes; gamma_terms: the n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing
-// real entries into the count of C's entries recomputed, for the log.
-// zero_by_structure: the certificate's test for entries zero by structure (fp64_structural_zeros.h),
-// in the real GEMM's indices.
+// Auto, after a successful prepare: the certificate on what the split found and on the lower
+// bound of |A||B| (lower_bound_blocks, block by block) picks the products and the entries to
+// repair, or the call forwards (C untouched). m, n, k: the real GEMM's sizes; gamma_terms: the
+// n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing real entries into the
+// count of C's entries recomputed, for the log. structural: the certificate's tests for entries
+// zero by structure (fp64_structural_zeros.h), in the real GEMM's indices.
 template <typename EntriesOf>
-const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, int gamma_terms,
-                                const RunOptions& opt, const std::function<bool(int, int)>& zero_by_structure,
-                                EntriesOf&& entries_of) {
+const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, int gamma_terms, const RunOptions& opt,
+                                StructuralTest structural, EntriesOf&& entries_of) {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point t0 = Clock::now();
+    Fp64BlockCertificate block_cert;
     Fp64Certificate cert;
-    const bool ok = fp64_certify(prepared->a, prepared->b, k, prepared->lower, m, opt.fp64_tol, 3, opt.threads, &cert,
-                                 gamma_terms, zero_by_structure);
+    if (!block_cert.begin(prepared->a, prepared->b, k, opt.fp64_tol, 3, opt.threads, gamma_terms, std::move(structural)))
+        return reason::accuracy_uncertified;
+    const auto lower_pass = [&](const LowerBlockVisitor& visit) { lower_bound_blocks(prepared, visit); };
+    lower_pass([&](int i0, int j0, int rows, int cols, const double* acc) {
+        block_cert.add_block(i0, j0, rows, cols, acc, kBlockN, 1);
+    });
+    block_cert.decide(&cert);
+    const bool repairable = cert.failing <= fp64_repair_limit(m, n);
+    if (cert.failing > 0 && repairable) {
+        // The failing entries, from the lower bound computed once more: it is never kept whole.
+        std::mutex hold;
+        lower_pass([&](int i0, int j0, int rows, int cols, const double* acc) {
+            std::vector<std::size_t> mine;
+            block_cert.failing_in(i0, j0, rows, cols, acc, kBlockN, 1, &mine);
+            std::lock_guard<std::mutex> lock(hold);
+            cert.fail_at.insert(cert.fail_at.end(), mine.begin(), mine.end());
+        });
+        std::sort(cert.fail_at.begin(), cert.fail_at.end());
+    }
     if (opt.times) {
         const double test_s = std::chrono::duration<double>(Clock::now() - t0).count();
-        opt.times->certificate_s += test_s;
+        opt.times->certificate_s = test_s;
         opt.times->certificate_test_s = test_s;
     }
-    if (!ok) return reason::accuracy_uncertified;
-    if (cert.failing > fp64_repair_limit(m, n)) return reason::accuracy_uncertified;
+    if (!repairable) return reason::accuracy_uncertified;
     const int products = fp64_products_of_depth(cert.depth);
     if (const char* why = compute_dgemm(prepared, products, cert.fail_at.data(), cert.fail_at.size()))
         return why;
@@ -85,8 +103,10 @@ const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt) {
     PreparedDgemm prepared;
     if (const char* why = prepare_dgemm(args, opt, &prepared)) return why;
     if (opt.fp64_products != kFp64Auto) return compute_dgemm(&prepared, opt.fp64_products);
-    StructuralZeros<double> zero_by_structure(args);
-    return certify_and_compute(&prepared, args.m, args.n, args.k, 0, opt, std::ref(zero_by_structure),
+    StructuralZeros<double> zeros(args);
+    const StructuralTest structural{[&zeros](int i, int j) { return zeros.spans_apart(i, j); },
+                                    [&zeros](int i, int j) { return zeros.terms_zero(i, j); }};
+    return certify_and_compute(&prepared, args.m, args.n, args.k, 0, opt, structural,
                                [](const Fp64Certificate& c) { return c.failing; });
 }
 
@@ -105,9 +125,10 @@ const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOp
     // Column jr of the real GEMM holds parts of C's column jr / 2: a complex entry zero by
     // structure (each term has a complex factor 0) makes both its parts so, term by term.
     const int m = args.m;
-    StructuralZeros<std::complex<double>> complex_zero(args);
-    const auto zero_by_structure = [&complex_zero](int i, int jr) { return complex_zero(i, jr / 2); };
-    return certify_and_compute(&prepared, m, 2 * args.n, 2 * args.k, args.k + 1, opt, zero_by_structure,
+    StructuralZeros<std::complex<double>> zeros(args);
+    const StructuralTest structural{[&zeros](int i, int jr) { return zeros.spans_apart(i, jr / 2); },
+                                    [&zeros](int i, int jr) { return zeros.terms_zero(i, jr / 2); }};
+    return certify_and_compute(&prepared, m, 2 * args.n, 2 * args.k, args.k + 1, opt, structural,
                                [m](const Fp64Certificate& c) {
         std::vector<std::size_t> e;
         e.reserve(c.fail_at.size());

@@ -130,4 +130,15 @@ Errors metrics(const std::vector<T>& c, const std::vector<T>& cref, const std::v
     return amxblas::test::errors(c, cref, ab);
 }
 
+// The whole m x n lower bound of |A||B| of a call prepared under auto
+// (amxblas::kernels::lower_bound_blocks gives it block by block), column-major.
+inline std::vector<double> whole_lower(amxblas::kernels::PreparedDgemm* p, int m, int n) {
+    std::vector<double> lower(std::size_t(m) * n, -1.0);
+    amxblas::kernels::lower_bound_blocks(p, [&](int i0, int j0, int rows, int cols, const double* acc) {
+        for (int j = 0; j < cols; ++j)
+            for (int i = 0; i < rows; ++i) lower[std::size_t(i0 + i) + std::size_t(j0 + j) * m] = acc[i * amxblas::kernels::kBlockN + j];
+    });
+    return lower;
+}
+
 }  // namespace kt
