@@ -6,7 +6,7 @@
 # a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. The driver: tests/bench/.
 #
 #   scripts/bench.sh [--quick] [--sweep] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
-#                    [--memory] [--backend avx512|reference|amx] [--reps R] [--out DIR]
+#                    [--memory | --compare LIB] [--backend avx512|reference|amx] [--reps R] [--out DIR]
 #                    [--build-dir DIR] [--driver PATH --interposer PATH [--amxemu PATH]]
 #
 #   --quick        the CI smoke mode (ctest bench.smoke): N = 64 128, 1 repetition; checks that
@@ -29,6 +29,12 @@
 #                  under the interposer with routing forced; target: peak RSS at most 64 MiB plus
 #                  2% of the three operands over OpenBLAS alone's; a call the library forwarded
 #                  is "not routed", with its reason; exit 1 unless every row passes
+#   --compare LIB  only the side-by-side check of this build against another libamxblas.so LIB
+#                  (an earlier build; issue 28): SGEMM, DGEMM fixed 21, DGEMM auto and ZGEMM auto at
+#                  N = 1024 2048 4096 (or --sizes), routing forced, each call in fresh processes,
+#                  LIB and this build alternated --reps times (default 3); per process one warm-up
+#                  call then one timed call; medians of the times and of the peak extra memory
+#                  (as --memory); target: this build at most 1.05x LIB's time (compare.log)
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -40,7 +46,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sweep=0 model=0 memory=0 sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 model=0 memory=0 compare='' sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -48,6 +54,7 @@ while [ $# -gt 0 ]; do
         --sweep) sweep=1 ;;
         --model) model=1 ;;
         --memory) memory=1 ;;
+        --compare) compare=$2; shift ;;
         --sizes) sizes=$2; shift ;;
         --shapes) shapes=$2; shift ;;
         --backend) backend=$2; shift ;;
@@ -57,7 +64,7 @@ while [ $# -gt 0 ]; do
         --driver) driver=$2; shift ;;
         --interposer) interposer=$2; shift ;;
         --amxemu) amxemu=$2; shift ;;
-        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -eu$/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -112,6 +119,47 @@ fi
 # tests/bench/one_gemm_rss.c, once with OpenBLAS alone and once under the interposer with routing
 # forced. The MiB columns are peak RSS less the RSS the OpenBLAS-alone process held just before
 # its call (operands, code), so extra = routed - OpenBLAS alone is the difference of the peaks.
+if [ -n "$compare" ]; then
+    rss="$(dirname "$driver")/amxblas_one_gemm_rss"
+    [ -x "$rss" ] || { echo "bench.sh: no amxblas_one_gemm_rss beside $driver" >&2; exit 1; }
+    [ -e "$compare" ] || { echo "bench.sh: --compare: no library $compare" >&2; exit 2; }
+    export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
+    # one LIB ROUTINE PRODUCTS N: "seconds extra_MiB" of one fresh process (warm-up, timed call).
+    one() {
+        plain=$("$rss" "$2" "$4" | sed -n 's/.*before_kib=\([0-9]*\).*/\1/p')
+        env LD_PRELOAD="$1" AMXBLAS_BACKEND="$backend" AMXBLAS_MIN_N=1 AMXBLAS_SHAPES=any AMXBLAS_FP64_PRODUCTS="$3" \
+            "$rss" "$2" "$4" 1 | awk -v base="$plain" '{ for (i = 1; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+                END { printf "%s %.1f\n", v["call_s"], (v["peak_kib"] - base) / 1024 }'
+    }
+    median() { sort -g | awk '{ x[NR] = $1 } END { print x[int((NR + 1) / 2)] }'; }
+    cmp_row() {
+        : > "$out/cmp.old"; : > "$out/cmp.new"
+        for _ in $(seq "${reps:-3}"); do
+            one "$compare" "$2" "$3" "$4" >> "$out/cmp.old"
+            one "$interposer" "$2" "$3" "$4" >> "$out/cmp.new"
+        done
+        to=$(cut -d' ' -f1 "$out/cmp.old" | median); tn=$(cut -d' ' -f1 "$out/cmp.new" | median)
+        mo=$(cut -d' ' -f2 "$out/cmp.old" | median); mn=$(cut -d' ' -f2 "$out/cmp.new" | median)
+        awk -v c="$1" -v n="$4" -v to="$to" -v tn="$tn" -v mo="$mo" -v mn="$mn" 'BEGIN {
+            r = tn / to; printf "%-11s %5d %10.3f %10.3f %7.3f %10.1f %10.1f  %s\n", c, n, to, tn, r, mo, mn, r <= 1.05 ? "PASS" : "MISS" }'
+    }
+    {
+        echo "bench.sh --compare: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), backend $backend, routing forced; $compare (old)" \
+             "against $interposer (new), alternated, ${reps:-3} fresh processes each, medians; cpu:" \
+             "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
+        printf '%-11s %5s %10s %10s %7s %10s %10s  %s\n' call N old_s new_s new/old old_MiB new_MiB "time target 1.05"
+        for n in ${sizes:-1024 2048 4096}; do
+            cmp_row SGEMM sgemm 0 "$n"
+            cmp_row DGEMM-21 dgemm 21 "$n"
+            cmp_row "DGEMM auto" dgemm auto "$n"
+            cmp_row "ZGEMM auto" zgemm auto "$n"
+        done
+    } 2>&1 | tee "$out/compare.log"
+    rm -f "$out/cmp.old" "$out/cmp.new"
+    grep -qE '  MISS$' "$out/compare.log" && exit 1
+    exit 0
+fi
+
 if [ "$memory" = 1 ]; then
     rss="$(dirname "$driver")/amxblas_one_gemm_rss"
     [ -x "$rss" ] || cmake --build "$build" -j2 --target amxblas_one_gemm_rss

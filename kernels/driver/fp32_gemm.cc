@@ -58,10 +58,10 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
         f();
         pack_s += now_s() - t0;
     };
-    const ChunkPacker pack_a = [&](int i0, int rows, int k0, int kc, const PackedOperand& out) {
+    const auto pack_a = [&](int i0, int rows, int k0, int kc, const PackedOperand& out) {
         timed([&] { pack_a_fp32(sub_view(va, i0, rows, k0, kc), out, sk, threads); });
     };
-    const ChunkPacker pack_b = [&](int j0, int cols, int k0, int kc, const PackedOperand& out) {
+    const auto pack_b = [&](int j0, int cols, int k0, int kc, const PackedOperand& out) {
         timed([&] { pack_b_fp32(sub_view(vb, k0, kc, j0, cols), out, sk, threads); });
     };
     ReconClock recon;

@@ -43,9 +43,7 @@ const char* split_facts(const OperandView<double>& x, const int* exps, bool nonz
             }
         std::copy(resid, resid + kFp64Slices + 1, sp->resid);
         sp->subnormal_scaled = subnormal;
-        SpeculatedPack packed;
-        packed.why = why;
-        return packed;
+        return why;
     };
     return speculate_scales(nonzero, buf.slices, sp, pack_all);
 }

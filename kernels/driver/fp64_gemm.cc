@@ -121,41 +121,32 @@ int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched
     return live;
 }
 
-// The chunk packers of a prepared call: op(A)'s and op(B)'s chunks split with the scales the
-// prepare found, `slices` of them (the slices past those a product uses need not be split: the
-// split is sequential, so each slice is the same whatever follows it); with abs, slice 0 only,
-// its sign bits cleared: |Z_0| for the certificate's lower bound.
-struct Fp64ChunkPackers {
-    ChunkPacker a, b;
-};
-
-Fp64ChunkPackers fp64_packers(const PreparedDgemm::State& st, int slices, bool abs) {
-    const auto scales = [slices](const Fp64Scales& sc) {
-        Fp64Scales s = sc;
-        s.slices = slices;
-        s.active = std::min(s.active, slices);
-        set_slice_norms(&s);
-        return s;
-    };
-    const auto clear_signs = [&st](const PackedOperand& out) {
+// The chunk packer of one operand of a prepared call (run_chunks): its chunks split with the
+// scales the prepare found, `slices` of them (the slices past those a product uses need not be
+// split: the split is sequential, so each slice is the same whatever follows it); with abs,
+// slice 0 only, its sign bits cleared: |Z_0| for the certificate's lower bound.
+template <bool IsA>
+struct Fp64ChunkPacker {
+    const PreparedDgemm::State& st;
+    Fp64Scales sc;
+    bool abs;
+    Fp64ChunkPacker(const PreparedDgemm::State& s, int slices, bool abs_slice0)
+        : st(s), sc(IsA ? s.sa.sc : s.sb.sc), abs(abs_slice0) {
+        sc.slices = slices;
+        sc.active = std::min(sc.active, slices);
+        set_slice_norms(&sc);
+    }
+    void operator()(int o0, int outer, int k0, int kc, const PackedOperand& out) const {
+        if (IsA) pack_fp64<true>(sub_view(st.va, o0, outer, k0, kc), st.row_exps.data() + o0, sc, out, split_kernels(), st.threads);
+        else pack_fp64<false>(sub_view(st.vb, k0, kc, o0, outer), st.col_exps.data() + o0, sc, out, split_kernels(), st.threads);
+        if (!abs) return;
         const std::size_t panel_elems = std::size_t(out.ksteps) * out.block_elems;
         parallel_for(st.threads, out.panels, [&](int p, int) {
             bf16_t* z = out.slice[0] + std::size_t(p) * panel_elems;
             for (std::size_t q = 0; q < panel_elems; ++q) z[q] &= 0x7FFF;
         });
-    };
-    const SplitKernels& sk = split_kernels();
-    Fp64ChunkPackers p;
-    p.a = [&st, &sk, sa = scales(st.sa.sc), abs, clear_signs](int i0, int rows, int k0, int kc, const PackedOperand& out) {
-        pack_fp64<true>(sub_view(st.va, i0, rows, k0, kc), st.row_exps.data() + i0, sa, out, sk, st.threads);
-        if (abs) clear_signs(out);
-    };
-    p.b = [&st, &sk, sb = scales(st.sb.sc), abs, clear_signs](int j0, int cols, int k0, int kc, const PackedOperand& out) {
-        pack_fp64<false>(sub_view(st.vb, k0, kc, j0, cols), st.col_exps.data() + j0, sb, out, sk, st.threads);
-        if (abs) clear_signs(out);
-    };
-    return p;
-}
+    }
+};
 
 }  // namespace
 
@@ -238,9 +229,9 @@ bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit)
     const double one[1] = {1.0};
     ReconClock no_clock;
     const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
-    const Fp64ChunkPackers abs = fp64_packers(st, 1, true);
     run_chunks(st.m, st.n, st.k, Fp64Step{st.cw.pa, st.cw.pb, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
-               st.cw, abs.a, abs.b, st.mk, bl, st.chunking, st.threads, visit);
+               st.cw, Fp64ChunkPacker<true>(st, 1, true), Fp64ChunkPacker<false>(st, 1, true), st.mk, bl, st.chunking,
+               st.threads, visit);
     return true;
 }
 
@@ -261,17 +252,18 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
     const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
-    const Fp64ChunkPackers packers = fp64_packers(st, fp64_depth(products), false);
     double pack_s = 0;
-    const auto timed = [&pack_s](const ChunkPacker& pack) -> ChunkPacker {
+    const auto timed = [&pack_s](const auto& pack) {
         return [&pack_s, &pack](int o0, int outer, int k0, int kc, const PackedOperand& out) {
             const double t0 = now_s();
             pack(o0, outer, k0, kc, out);
             pack_s += now_s() - t0;
         };
     };
+    const Fp64ChunkPacker<true> pack_a(st, fp64_depth(products), false);
+    const Fp64ChunkPacker<false> pack_b(st, fp64_depth(products), false);
     run_chunks(st.m, st.n, st.k, Fp64Step{st.cw.pa, st.cw.pb, reconstruct_kernels(), sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
-               st.cw, timed(packers.a), timed(packers.b), st.mk, bl, st.chunking, st.threads, st.write);
+               st.cw, timed(pack_a), timed(pack_b), st.mk, bl, st.chunking, st.threads, st.write);
     if (finish_repairs) finish_repairs(st.threads);
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s + pack_s;

@@ -80,10 +80,6 @@ struct ReconClock {
     double seconds(int threads, int blocks) const { return 1e-9 * double(ns.load()) / std::min(threads, blocks); }
 };
 
-// Packs one chunk (chunking.h): op(A)'s rows o0 .. o0 + outer - 1 (op(B)'s columns), K
-// k0 .. k0 + kc - 1, into `out`, already shaped for it (shape_chunk). Runs on the pool itself.
-using ChunkPacker = std::function<void(int o0, int outer, int k0, int kc, const PackedOperand& out)>;
-
 // Runs block(q, tile) for q in [0, count) on up to `threads` threads, each with its own
 // micro-tiles (ws.tiles) and bracketing its blocks with the micro-kernels'
 // thread_begin/thread_end (tile configuration on AMX), only if it gets a block at all.
@@ -129,9 +125,13 @@ void for_each_block(int threads, int count, const CallWorkspace& ws, const Micro
 //                                                // (kWidenBatch for FP64)
 //       void finish(int i0, int j0, Acc* acc, int rows, int cols) const;  // before the writer
 //   };
-template <typename Step>
-void run_chunks(int m, int n, int k, const Step& step, CallWorkspace& ws, const ChunkPacker& pack_a,
-                const ChunkPacker& pack_b, const MicroKernels& mk, const Blocking& bl, const Chunking& ch, int threads,
+// pack_a(o0, outer, k0, kc, out) packs op(A)'s rows o0 .. o0 + outer - 1, K k0 .. k0 + kc - 1,
+// into `out`, already shaped for it (shape_chunk); pack_b the same for op(B)'s columns. They
+// run on the calling thread and use the pool themselves. (Templates, not std::function: a
+// warm call allocates nothing for them.)
+template <typename Step, typename PackA, typename PackB>
+void run_chunks(int m, int n, int k, const Step& step, CallWorkspace& ws, const PackA& pack_a, const PackB& pack_b,
+                const MicroKernels& mk, const Blocking& bl, const Chunking& ch, int threads,
                 const BlockWriter<typename Step::Acc>& write) {
     using Acc = typename Step::Acc;
     const TileGeometry& g = mk.geometry;

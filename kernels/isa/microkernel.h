@@ -9,7 +9,7 @@
 // operands out for it, the workspace is sized by it and the macro-kernel walks the BM x BN
 // block in mr x nr tiles and the BK panel in K steps of kstep. All production sets use
 // kAmxGeometry (32, 32, 32, 16: AMX's tiles); the packer's fast paths (pack_gather_avx512.cc,
-// split_avx512.cc, the fused scan in kernels/pack/pack_fp64.cc) are written for it, and every other geometry
+// split_avx512.cc, kernels/pack/pack_fp64.cc) are written for it, and every other geometry
 // takes the portable packer (pack_generic.cc). A set with another geometry is one file (its
 // kernels and table) and, for a backend, one row of backends.def and its source line in
 // kernels/CMakeLists.txt; tests/kernels/kernels_geometry_test.cc runs two (the reference kernel

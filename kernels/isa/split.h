@@ -96,16 +96,10 @@ struct SplitKernels {
     // then scale_fp64 give, the same return included.
     bool (*gather_scale_fp64)(BlockSource src_kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
                               double* tile);
-    // gather_scale_fp64 of a full a_n block (op(A) = A), and rowmax[r] := max(rowmax[r], the
-    // largest |x| pattern of row r of the block, as absbits_max_lanes takes it), r < 32.
-    bool (*gather_scale_rowmax_fp64)(const double* src, std::size_t ld, const BlockScale& bs, double* tile,
-                                     std::uint64_t* rowmax);
 };
 
 bool gather_scale_fp64_avx512(BlockSource src_kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
                               double* tile);
-bool gather_scale_rowmax_fp64_avx512(const double* src, std::size_t ld, const BlockScale& bs, double* tile,
-                                     std::uint64_t* rowmax);
 void gather_split_fp32_avx512(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
                               bf16_t* s2);
 

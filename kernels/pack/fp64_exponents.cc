@@ -1,5 +1,5 @@
-// The FP64 exponent scans (pack.h, fp64_outer_exponents): per-row and per-column exponents of
-// op(X), real and complex, the per-panel scan the fused pack runs, and the row-exponent guess.
+// The FP64 exponent scan (pack.h, fp64_outer_exponents): per-row and per-column exponents of
+// op(X), real and complex.
 #include "kernels/pack/fp64_exponents.h"
 
 #include <cfloat>
@@ -68,10 +68,10 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
         constexpr int kRows = 2048, kCols = 32;
         const int row_chunks = (outer + kRows - 1) / kRows, col_chunks = (len + kCols - 1) / kCols;
         const int participants = std::max(1, std::min(threads, row_chunks * col_chunks));
-        // Kept per calling thread from call to call (guess_scratch): allocated afresh, it
+        // Kept per calling thread from call to call (pack_scratch): allocated afresh, it
         // reached a fresh heap page in the second routed DGEMM of a process
         // (kernels_second_call_test).
-        std::vector<std::uint64_t>& m = guess_scratch().rowmax;
+        std::vector<std::uint64_t>& m = pack_scratch().maxima;
         m.assign(std::size_t(participants) * outer, 0);
         parallel_for(threads, row_chunks * col_chunks, [&](int c, int who) {
             const int o0 = (c % row_chunks) * kRows, l0 = (c / row_chunks) * kCols;
@@ -88,53 +88,10 @@ const char* fp64_outer_exponents(const OperandView<double>& x, bool as_rows, int
     return scan.bad() ? reason::domain_nonfinite : nullptr;
 }
 
-void scan_panel(const OperandView<double>& x, bool as_rows, const SplitKernels& sk, int o0, int n, int who,
-                ExponentScan* scan) {
-    const int len = as_rows ? x.cols : x.rows;
-    const std::size_t ld = std::size_t(x.ld);
-    std::uint64_t m[kTile] = {};
-    if (as_rows == (x.trans != 'N')) {  // each one a stored column
-        for (int o = 0; o < n; ++o) m[o] = sk.absbits_max(x.x + std::size_t(o0 + o) * ld, std::size_t(len));
-    } else {
-        sk.absbits_max_lanes(x.x + o0, ld, len, n, m);
-    }
-    for (int o = 0; o < n; ++o) scan->record(o0 + o, m[o], who);
-}
-
-GuessScratch& guess_scratch() {
-    thread_local GuessScratch s;
+PackScratch& pack_scratch() {
+    thread_local PackScratch s;
     return s;
 }
 
-bool guess_row_exponents(const OperandView<double>& a, const SplitKernels& sk, int threads, std::vector<int>* guess) {
-    const int m = a.rows, k = a.cols;
-    if (k < 4 * kTile || m < kTile) return false;
-    const std::size_t ld = std::size_t(a.ld);
-    constexpr int kSamples = 3;
-    const int at[kSamples] = {0, (k / 2) / kTile * kTile, k - kTile};
-    std::vector<std::uint64_t>& mx = guess_scratch().samples;
-    mx.assign(std::size_t(kSamples) * m, 0);
-    constexpr int kRows = 2048;
-    parallel_for(threads, (m + kRows - 1) / kRows, [&](int c, int) {
-        const int o0 = c * kRows, n = std::min(kRows, m - o0);
-        for (int q = 0; q < kSamples; ++q)
-            sk.absbits_max_lanes(a.x + o0 + std::size_t(at[q]) * ld, ld, kTile, n, mx.data() + std::size_t(q) * m + o0);
-    });
-    guess->resize(std::size_t(m));
-    int differ = 0;
-    for (int o = 0; o < m; ++o) {
-        int e[kSamples];
-        for (int q = 0; q < kSamples; ++q) {
-            const std::uint64_t b = mx[std::size_t(q) * m + o];
-            if (b == 0 || b >= kF64InfBits) return false;
-            double d;
-            std::memcpy(&d, &b, sizeof d);
-            e[q] = ceil_log2(d);
-        }
-        differ += e[0] != e[1] || e[1] != e[2];
-        (*guess)[o] = std::max({e[0], e[1], e[2]});
-    }
-    return differ * 16 <= m;
-}
 
 }  // namespace amxblas::kernels

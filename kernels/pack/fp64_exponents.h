@@ -1,5 +1,5 @@
 // The FP64 exponent scan's pieces shared by fp64_exponents.cc and pack_fp64.cc (internal): the
-// scan's results, the per-panel scan, the row-exponent guess and its per-thread scratch.
+// scan's results and the per-thread scratch.
 #pragma once
 
 #include <algorithm>
@@ -51,32 +51,13 @@ struct ExponentScan {
     }
 };
 
-// The scan of one panel of a real view: rows (A) or columns (B) o0 .. o0 + n - 1 of op(X),
-// n <= kTile, recorded by participant `who`.
-void scan_panel(const OperandView<double>& x, bool as_rows, const SplitKernels& sk, int o0, int n, int who,
-                ExponentScan* scan);
-
-// The guessed pack's temporaries (guess_row_exponents, pack_fp64 with guess), kept per calling
-// thread from call to call: a warm routed call then takes no fresh heap page for them
-// (kernels_workspace_test counts page faults). The pack's partials are here too: with a guess
-// they are one per participant and panel, some KiB, and allocated afresh in every call they
-// reached a fresh heap page in the second routed DGEMM of a process (kernels_second_call_test).
-struct GuessScratch {
-    std::vector<std::uint64_t> samples, rowmax;
-    std::vector<int> guess, again;
+// Scratch kept per calling thread from call to call, so that a warm routed call takes no
+// fresh heap page for it (kernels_second_call_test counts page faults): the exponent scan's
+// per-participant maxima (fp64_outer_exponents) and the FP64 pack's partials (pack_fp64).
+struct PackScratch {
+    std::vector<std::uint64_t> maxima;
     PerParticipant<Fp64PackPartial> partials;
 };
-GuessScratch& guess_scratch();
-
-// op(A) = A stored by columns: a row's exponent needs all of its K values, which lie across
-// every stored column, so a scan before the pack reads A twice. Instead the pack can scale by
-// guessed exponents, take the rows' true maxima from the blocks it gathers, and pack again the
-// few panels whose guess was wrong (pack_fp64). The guess: each row's exponent over three
-// samples of 32 columns, the first, the middle and the last; taken when k >= 4 * 32 and the
-// samples agree on at least 15/16 of the rows (dense data of one scale, where the whole row's
-// exponent is the samples' one), else nothing (false): spread data would repack too many.
-// (Data that agrees in the samples and is larger between them for many rows, all panels packed
-// twice, is the worst case: about one extra pack of op(A), against the scan it saves.)
-bool guess_row_exponents(const OperandView<double>& a, const SplitKernels& sk, int threads, std::vector<int>* guess);
+PackScratch& pack_scratch();
 
 }  // namespace amxblas::kernels

@@ -1,5 +1,5 @@
-// Packing: op(A) and op(B) into block-contiguous BF16 component buffers (paper Section 6.2),
-// split and packed in one pass. Transposes, leading dimensions and edges are resolved here:
+// Packing: op(A) and op(B) (or a chunk of each: kernels/driver/chunking.h) into block-contiguous
+// BF16 component buffers (paper Section 6.2), split and packed in one pass. Transposes, leading dimensions and edges are resolved here:
 // every block is a full K step of the micro-kernel set's geometry (microkernel.h draws the
 // layout), zero-padded past m, n, k, so the micro-kernels never see a partial tile.
 //
@@ -10,8 +10,8 @@
 //
 // The geometry comes with the PackedOperand (the driver copies the micro-kernel set's). For
 // kAmxGeometry, the production sets' one, the packers run their fast paths (pack_fp32.cc,
-// pack_fp64.cc, on pack_blocks.h's block walk: the AVX-512 gathers, the fused gather + split,
-// the exponent scan inside the pack, fp64_exponents.cc); every other geometry is packed by the
+// pack_fp64.cc, on pack_blocks.h's block walk: the AVX-512 gathers, the fused gather + split);
+// every other geometry is packed by the
 // portable loops of pack_generic.cc, which give the same slices value for value (the split is
 // elementwise), only placed for that geometry.
 #pragma once
@@ -106,19 +106,6 @@ struct Fp64Split {
     // |stored slice p| over row (column) o, exact (fp64_certificate.h).
     double* norms = nullptr;
 };
-
-// Splits and packs op(X), scaled by its exponents: fp64_outer_exponents then the split (which
-// finds the slice exponents by speculation, pack_fp64.h's split_pack), in one call. On a real
-// view each task scans a whole panel's rows (columns) and packs the panel's blocks at once,
-// while their source is in cache, so op(X) is read from memory once, not twice. The same exps,
-// zero, *nonzero, packed buffers, scales and residual maxima as the two steps; an Inf or NaN
-// gives "domain:nonfinite" (after packing: the buffers are then meaningless); otherwise
-// nullptr, or "domain:slice-subnormal" / "domain:slice-overflow" (a safety net: the normalised
-// slices cannot leave the BF16 range).
-const char* scan_split_pack_a_fp64(const OperandView<double>& a, int* row_exps, unsigned char* zero, bool* nonzero,
-                                   Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads);
-const char* scan_split_pack_b_fp64(const OperandView<double>& b, int* col_exps, unsigned char* zero, bool* nonzero,
-                                   Fp64Split* sp, const PackedOperand& out, const SplitKernels& sk, int threads);
 
 // The packer's own pieces, shared by the fast paths (pack_fp32.cc, pack_fp64.cc) and
 // pack_generic.cc (not for other callers).

@@ -4,6 +4,7 @@
 #include "kernels/pack/pack.h"
 #include "kernels/isa/split.h"
 #include "tests/kernels/kernels_test_util.h"
+#include "kernels/driver/fp64_facts.h"
 #include "tests/kernels/pack_test_entry.h"
 
 using namespace amxblas::kernels;
@@ -386,41 +387,33 @@ void check_fused_fp64(const std::vector<double>& x, int rows, int cols, char tra
     }
 }
 
-// scan_split_pack_*_fp64 (the exponent scan inside the pack) against fp64_outer_exponents then
-// split_pack_*_fp64: the same exponents, zero flags, buffers, scales, residuals and norms.
-void check_scan_split_pack(const std::vector<double>& x, int rows, int cols, char trans, bool is_a,
-                           const SplitKernels& sk, int slices, int threads) {
+// The first pass of a routed DGEMM (kernels/driver/fp64_facts.h: the split chunk by chunk, each
+// chunk 32 rows or columns by 64 of K, none kept) against split_pack of the whole operand: the
+// same scales, residual maxima, norms, subnormal flag and reason.
+void check_chunked_facts(const std::vector<double>& x, int rows, int cols, char trans, bool is_a,
+                         const SplitKernels& sk, int slices, int threads) {
     const int stored_rows = trans == 'N' ? rows : cols;
     const OperandView<double> v{trans, rows, cols, x.data(), stored_rows};
     const int outer = is_a ? rows : cols, k = is_a ? cols : rows;
+    std::vector<int> exps(outer, 77);
+    bool nonzero = false;
+    if (fp64_outer_exponents(v, is_a, threads, exps.data(), &nonzero)) return;  // Inf or NaN: no split
     std::vector<bf16_t> buf[2];
-    std::vector<int> exps[2];
-    std::vector<unsigned char> zero[2];
     std::vector<double> norms[2];
-    bool nonzero[2] = {};
     Fp64Split sp[2];
     const char* why[2] = {};
     for (int w = 0; w < 2; ++w) {
-        exps[w].assign(outer, 77);
-        zero[w].assign(outer, 9);
         norms[w].assign(std::size_t(slices) * outer, -1.0);
         sp[w].norms = norms[w].data();
-        const PackedOperand out = packed_over(&buf[w], slices, outer, k);
         if (w == 0) {
-            why[w] = fp64_outer_exponents(v, is_a, threads, exps[w].data(), &nonzero[w], zero[w].data());
-            if (!why[w])
-                why[w] = (is_a ? split_pack_a_fp64 : split_pack_b_fp64)(v, exps[w].data(), nonzero[w], &sp[w], out, sk, threads);
+            const PackedOperand out = packed_over(&buf[w], slices, outer, k);
+            why[w] = (is_a ? split_pack_a_fp64 : split_pack_b_fp64)(v, exps.data(), nonzero, &sp[w], out, sk, threads);
         } else {
-            why[w] = (is_a ? scan_split_pack_a_fp64 : scan_split_pack_b_fp64)(v, exps[w].data(), zero[w].data(),
-                                                                             &nonzero[w], &sp[w], out, sk, threads);
+            const PackedOperand chunk = packed_over(&buf[w], slices, 32, 64);
+            why[w] = fp64_split_facts(is_a, v, exps.data(), nonzero, &sp[w], chunk, 32, 64, sk, threads);
         }
     }
     assert_true(why[0] == why[1] || (why[0] && why[1] && std::strcmp(why[0], why[1]) == 0));
-    if (why[0]) return;
-    assert_true(nonzero[0] == nonzero[1]);
-    assert_true(exps[0] == exps[1]);
-    assert_true(zero[0] == zero[1]);
-    assert_true(buf[0] == buf[1]);
     assert_true(norms[0] == norms[1]);
     assert_int_equal(sp[0].sc.active, sp[1].sc.active);
     assert_memory_equal(sp[0].sc.sigma, sp[1].sc.sigma, sizeof sp[0].sc.sigma);
@@ -429,7 +422,7 @@ void check_scan_split_pack(const std::vector<double>& x, int rows, int cols, cha
     assert_true(sp[0].subnormal_scaled == sp[1].subnormal_scaled);
 }
 
-void test_fp64_scan_split_pack_matches(void**) {
+void test_fp64_chunked_facts_match(void**) {
     const int rows = 70, cols = 100;
     kt::Rng r(23);
     std::vector<std::vector<double>> inputs;
@@ -452,15 +445,13 @@ void test_fp64_scan_split_pack_matches(void**) {
             for (char trans : {'N', 'T'})
                 for (bool is_a : {true, false})
                     for (int threads : {1, 2})
-                        check_scan_split_pack(in, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, trans, is_a, *sk,
-                                              is_a ? 3 : 8, threads);
+                        check_chunked_facts(in, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, trans, is_a, *sk,
+                                            is_a ? 3 : 8, threads);
 }
 
-// op(A) = A with K >= 128: the pack scales by exponents guessed from samples of columns
-// and packs again the panels whose guess was wrong (fp64_exponents.cc, guess_row_exponents).
-// Rows with a larger entry between the samples, subnormal rows, an Inf or a NaN between them,
-// and spread data (no guess) must all give what the scan before the pack gives.
-void test_fp64_guessed_row_exponents_match(void**) {
+// The same with rows whose largest entry lies in one K chunk only, a subnormal row (two-step
+// scaling), an Inf or a NaN, and spread data, over several chunks of K and rows.
+void test_fp64_chunked_facts_match_across_chunks(void**) {
     const int rows = 100, cols = 300;
     kt::Rng r(31);
     std::vector<std::vector<double>> inputs;
@@ -482,7 +473,10 @@ void test_fp64_guessed_row_exponents_match(void**) {
     for (const SplitKernels* sk : tables)
         for (const auto& in : inputs)
             for (int threads : {1, 2})
-                for (int slices : {3, 8}) check_scan_split_pack(in, rows, cols, 'N', true, *sk, slices, threads);
+                for (int slices : {3, 8}) {
+                    check_chunked_facts(in, rows, cols, 'N', true, *sk, slices, threads);
+                    check_chunked_facts(in, cols, rows, 'T', false, *sk, slices, threads);
+                }
 }
 
 void test_fp64_fused_pack_matches(void**) {
@@ -534,8 +528,8 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_avx512_split_bitwise),
         cmocka_unit_test(test_avx512_pack_bitwise),
         cmocka_unit_test(test_fp64_fused_pack_matches),
-        cmocka_unit_test(test_fp64_scan_split_pack_matches),
-        cmocka_unit_test(test_fp64_guessed_row_exponents_match),
+        cmocka_unit_test(test_fp64_chunked_facts_match),
+        cmocka_unit_test(test_fp64_chunked_facts_match_across_chunks),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

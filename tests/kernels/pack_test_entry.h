@@ -78,8 +78,8 @@ inline const char* pack_b_fp64(const OperandView<double>& b, const int* col_exps
     return pack_fp64<false>(b, col_exps, sc, out, sk, threads);
 }
 
-// The split + pack with known exponents (fp64_outer_exponents): split_pack (pack_fp64.h), what
-// scan_split_pack_*_fp64 runs after its scan.
+// The split + pack of a whole operand with known exponents (fp64_outer_exponents): split_pack
+// (pack_fp64.h), the reference of the routed call's chunked first pass.
 inline const char* split_pack_a_fp64(const OperandView<double>& a, const int* row_exps, bool nonzero, Fp64Split* sp,
                                      const PackedOperand& out, const SplitKernels& sk, int threads) {
     return split_pack<true>(a, row_exps, nonzero, sp, out, sk, threads);

@@ -238,35 +238,6 @@ bool gather_scale_fp64_avx512(BlockSource kind, const double* src, std::size_t l
     return bs.two_step ? gather_scale_t<false, true>(kind, src, ld, bs, tile) : gather_scale_t<false, false>(kind, src, ld, bs, tile);
 }
 
-// a_n as transpose_units<__m512d, 8> does it, with the |x| patterns of each loaded register
-// (8 rows of one column) folded into the maxima of its 8 rows before the transpose.
-template <bool TwoStep>
-bool gather_scale_rowmax_t(const double* src, std::size_t ld, const BlockScale& bs, double* tile,
-                           std::uint64_t* rowmax) {
-    const ScaleSink<true, TwoStep> sink(tile, bs);
-    const __m512i abs = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFF);
-    for (int u = 0; u < kTile; u += 8) {
-        __m512i m = _mm512_loadu_si512(rowmax + u);
-        for (int v = 0; v < kTile; v += 8) {
-            __m512d q[8];
-            for (int i = 0; i < 8; ++i) {
-                q[i] = _mm512_loadu_pd(src + u + (v + i) * ld);
-                m = _mm512_max_epu64(m, _mm512_and_si512(_mm512_castpd_si512(q[i]), abs));
-            }
-            transpose8x8_64(q);
-            for (int i = 0; i < 8; ++i) sink.put((u + i) * kTile + v, q[i]);
-        }
-        _mm512_storeu_si512(rowmax + u, m);
-    }
-    return sink.below_normal();
-}
-
-bool gather_scale_rowmax_fp64_avx512(const double* src, std::size_t ld, const BlockScale& bs, double* tile,
-                                     std::uint64_t* rowmax) {
-    return bs.two_step ? gather_scale_rowmax_t<true>(src, ld, bs, tile, rowmax)
-                       : gather_scale_rowmax_t<false>(src, ld, bs, tile, rowmax);
-}
-
 void gather_split_fp32_avx512(BlockSource kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
     gather_to(kind, src, ld, SplitSink{s0, s1, s2});
 }

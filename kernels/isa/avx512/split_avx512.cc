@@ -364,8 +364,7 @@ const SplitKernels& split_kernels_avx512() {
                                 gather_avx512<float>,
                                 gather_avx512<double>,
                                 gather_split_fp32_avx512,
-                                gather_scale_fp64_avx512,
-                                gather_scale_rowmax_fp64_avx512};
+                                gather_scale_fp64_avx512};
     return k;
 }
 

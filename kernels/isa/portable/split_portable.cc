@@ -135,11 +135,6 @@ bool gather_scale_fp64_portable(BlockSource kind, const double* src, std::size_t
     return scale_fp64_portable(is_a, bs, tile);
 }
 
-bool gather_scale_rowmax_fp64_portable(const double* src, std::size_t ld, const BlockScale& bs, double* tile,
-                                       std::uint64_t* rowmax) {
-    absbits_max_lanes_portable(src, ld, kTile, kTile, rowmax);
-    return gather_scale_fp64_portable(BlockSource::a_n, src, ld, true, bs, tile);
-}
 
 }  // namespace
 
@@ -164,8 +159,7 @@ const SplitKernels& split_kernels_portable() {
                                 gather_portable<float>,
                                 gather_portable<double>,
                                 gather_split_fp32_portable,
-                                gather_scale_fp64_portable,
-                                gather_scale_rowmax_fp64_portable};
+                                gather_scale_fp64_portable};
     return k;
 }
 
