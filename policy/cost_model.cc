@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/common/chunk_plan.h"
+
 namespace amxblas {
 
 namespace {
@@ -74,13 +76,13 @@ constexpr CostConstants kCost_reference = {
 double ceil_div(std::int64_t a, std::int64_t b) { return double((a + b - 1) / b); }
 double ru(std::int64_t a) { return ceil_div(a, kCostTile) * kCostTile; }
 
-// The driver's output blocks (kernels/driver/macro_kernel.h, Blocking): 256 x 256, halved in both
-// directions down to 64 x 64 while the call has fewer than 8 blocks per thread.
-std::int64_t block_count(std::int64_t m, std::int64_t n, int threads) {
+// The driver's output blocks (kernels/driver/chunking.h, Blocking): 256 x 256, halved in both
+// directions down to 64 x 64 while the call has fewer than 8 blocks per thread. Their side.
+std::int64_t block_side(std::int64_t m, std::int64_t n, int threads) {
     std::int64_t b = kCostBlock;
     auto blocks = [&](std::int64_t s) { return std::int64_t(ceil_div(m, s) * ceil_div(n, s)); };
     while (threads > 1 && blocks(b) < std::int64_t(kCostBlocksPerThread) * threads && b / 2 >= kCostMinBlock) b /= 2;
-    return blocks(b);
+    return b;
 }
 
 }  // namespace
@@ -109,7 +111,8 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
 
     const double tiles = ceil_div(m, kCostTile) * ceil_div(n, kCostTile), steps = ceil_div(k, kCostTile);
     const double panels = ceil_div(k, kCostBlock);
-    p.blocks = block_count(m, n, threads);
+    const std::int64_t side = block_side(m, n, threads);
+    p.blocks = std::int64_t(ceil_div(m, side) * ceil_div(n, side));
     // The block loop hands whole blocks to the threads: its last round may leave some idle.
     const double per_thread = ceil_div(p.blocks, threads) / double(p.blocks);
 
@@ -135,14 +138,32 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     p.recon_values = values;
     p.reconstruct_s = values / (fp64 ? c.recon_values_s_fp64 : c.recon_values_s_fp32) * per_thread;
 
-    // Split + pack: op(A) and op(B) read once, the slices written in BF16 (bench_main.cc sp_bytes).
+    // Split + pack: each pass reads op(A) or op(B) and writes slices in BF16 (bench_main.cc
+    // sp_bytes). The driver's chunks (kernels/common/chunk_plan.h, the same plan): op(A) is
+    // split once per super-block column, op(B) once per row; FP64 first splits each once more
+    // for its facts, which a call in one chunk keeps and a fixed count on one super-block does
+    // without, its guessed scales holding on ordinary data (kernels/driver/fp64_gemm.cc); auto
+    // splits 8 slices for its facts, then per chunk the lower bound's slice 0 and the products' 6.
     const double elem = fp64 ? 8 : 4;
-    const double in_bytes = (double(m) * k + double(k) * n) * elem;
-    const double out_bytes = slices * 2.0 * (ru(m) + ru(n)) * ru(k);
-    p.split_pack_bytes = in_bytes + out_bytes;
+    const double a_bytes = double(m) * k * elem, b_bytes = double(k) * n * elem;
+    const double a_slice = 2.0 * ru(m) * ru(k), b_slice = 2.0 * ru(n) * ru(k);
+    const int slots = fp64_auto ? kernels::kFp64Slices + 1 : int(slices);
+    const kernels::ChunkShape shape{kCostTile, kCostTile, kCostTile, int(side), int(side)};
+    const kernels::Chunking ch = kernels::plan_chunks(shape, int(m), int(n), int(k), slots, fp64 ? 8 : 4, threads, fp64 ? 8 : 1);
+    const bool single = ch.mc >= m && ch.nc >= n && ch.kc >= k;
+    const double a_passes = single ? 1 : ceil_div(n, ch.nc), b_passes = single ? 1 : ceil_div(m, ch.mc);
+    const double pass_slices = fp64_auto ? 7 : slices;  // per chunk pass
+    double sp_bytes = a_passes * (a_bytes + pass_slices * a_slice) + b_passes * (b_bytes + pass_slices * b_slice);
+    if (fp64_auto) sp_bytes += a_passes * a_bytes + b_passes * b_bytes;  // the lower bound reads them again
+    const bool one_super = ch.mc >= m && ch.nc >= n;
+    if (fp64 && single) sp_bytes = a_bytes + b_bytes + slices * (a_slice + b_slice);  // the facts pass is the pack
+    else if (fp64 && (fp64_auto || !one_super)) sp_bytes += a_bytes + b_bytes + slices * (a_slice + b_slice);
+    const double in_bytes = a_bytes + b_bytes;
+    p.split_pack_bytes = sp_bytes;
     p.scan_bytes = fp64 ? 0 : in_bytes;
-    p.split_pack_s = (in_bytes + out_bytes) / (fp64 ? c.split_pack_bytes_s_fp64 : c.split_pack_bytes_s_fp32) / threads;
-    // The FP32 domain scan reads op(A) and op(B) once; FP64 checks its rule inside the split.
+    p.split_pack_s = sp_bytes / (fp64 ? c.split_pack_bytes_s_fp64 : c.split_pack_bytes_s_fp32) / threads;
+    // The FP32 domain scan reads op(A) and op(B) once; FP64 reads them once for the exponents
+    // (counted in its split + pack rate's calibration, as the fused scan used to be).
     p.scan_s = fp64 ? 0 : in_bytes / c.scan_bytes_s / threads;
     p.overhead_s = c.overhead_s;
     p.routed_s = p.scan_s + p.split_pack_s + p.products_s + p.reconstruct_s + p.overhead_s;

@@ -10,13 +10,15 @@
 //
 // KC is a multiple of BK, and MC and NC of BM and BN: the chunks cut K at panel boundaries and
 // the output at block boundaries, so every entry still adds the same exact panel sums in the
-// same order (macro_kernel.h) and the results are the same bits as one chunk would give.
+// same order (macro_kernel.h) and the results are the same bits as one chunk would give. A call
+// whose whole operands fit the budget is one chunk (kernels/common/chunk_plan.h, plan_chunks).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/chunk_plan.h"
 #include "kernels/common/gemm_types.h"
 #include "kernels/isa/microkernel.h"
 #include "kernels/pack/pack.h"
@@ -57,23 +59,21 @@ struct Blocking {
     }
 };
 
-struct Chunking {
-    int mc, nc, kc;  // super-block rows and columns, K chunk depth
-};
+// The ChunkShape of a call cut into bl's blocks (kernels/common/chunk_plan.h).
+inline ChunkShape chunk_shape(const Blocking& bl) { return {bl.g.mr, bl.g.nr, bl.g.kstep, bl.bm, bl.bn}; }
 
-// The chunk buffers, accumulators and per-thread tiles together stay under this (the call's
-// per-row and per-column facts come on top: O(M + N)); with the library's own memory and the
-// workspace's rounding to 2 MiB pages, a routed call's peak extra memory stays under 64 MiB.
-constexpr std::size_t kChunkBudgetBytes = std::size_t(48) << 20;
-// K per chunk: one BK panel. A deeper chunk would only shrink MC and NC, and op(A) is split
-// again for each super-block column and op(B) for each row; K chunks cost no second split.
-constexpr int kChunkK = kBlockK;
+// The micro-tiles each thread keeps: one for FP32, kWidenBatch (8) for FP64 (acc_size 8).
+inline int tiles_per_thread(std::size_t acc_size) { return acc_size == sizeof(double) ? 8 : 1; }
 
-// The chunking of one m x n x k call cut into bl's blocks: KC = min(k, kChunkK) rounded up to
-// BK; MC and NC start at one block and grow by a block, the smaller first, while the call's
-// workspace (workspace_layout.h, chunk_workspace_bytes) stays within kChunkBudgetBytes and
-// they do not pass m and n rounded up to whole blocks.
-Chunking choose_chunking(const Blocking& bl, int m, int n, int k, int slices, std::size_t acc_size, int threads);
+// plan_chunks for the call (kernels/common/chunk_plan.h).
+inline Chunking choose_chunking(const Blocking& bl, int m, int n, int k, int slices, std::size_t acc_size, int threads) {
+    return plan_chunks(chunk_shape(bl), m, n, k, slices, acc_size, threads, tiles_per_thread(acc_size));
+}
+
+// True when c holds the whole call: one chunk, split once.
+inline bool single_chunk(const Chunking& c, int m, int n, int k) { return c.mc >= m && c.nc >= n && c.kc >= k; }
+// True when c's super-block is all of C (K may still come in several chunks).
+inline bool one_super_block(const Chunking& c, int m, int n) { return c.mc >= m && c.nc >= n; }
 
 // choose_chunking, made smaller where opt asks (RunOptions::chunk_rows, chunk_cols, chunk_depth).
 Chunking chunking_for(const Blocking& bl, int m, int n, int k, int slices, std::size_t acc_size, int threads,

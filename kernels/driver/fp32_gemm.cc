@@ -49,7 +49,7 @@ const char* run_fp32_gemm(const OperandView<float>& va, const OperandView<float>
     if (const char* why = lease_workspace(chunk_workspace_bytes(bl, ch, kFp32Slices, sizeof(float), threads),
                                           opt.workspace_cap_bytes, &lease))
         return why;
-    CallWorkspace ws = lay_out(static_cast<char*>(lease.data()), bl, ch, kFp32Slices, sizeof(float));
+    CallWorkspace ws = lay_out(static_cast<char*>(lease.data()), bl, ch, kFp32Slices, sizeof(float), threads);
 
     const SplitKernels& sk = split_kernels();
     double pack_s = 0;

@@ -121,32 +121,64 @@ int live_products(const Fp64Scales& sa, const Fp64Scales& sb, Fp64Product* sched
     return live;
 }
 
+// dst := slice 0 of the packed operand p with its sign bits cleared (|Z_0|), one panel a task.
+void abs_copy(const PackedOperand& p, bf16_t* dst, int threads) {
+    const std::size_t panel_elems = std::size_t(p.ksteps) * p.block_elems;
+    parallel_for(threads, p.panels, [&](int q, int) {
+        const bf16_t* from = p.slice[0] + std::size_t(q) * panel_elems;
+        bf16_t* to = dst + std::size_t(q) * panel_elems;
+        for (std::size_t e = 0; e < panel_elems; ++e) to[e] = from[e] & 0x7FFF;
+    });
+}
+
 // The chunk packer of one operand of a prepared call (run_chunks): its chunks split with the
 // scales the prepare found, `slices` of them (the slices past those a product uses need not be
 // split: the split is sequential, so each slice is the same whatever follows it); with abs,
 // slice 0 only, its sign bits cleared: |Z_0| for the certificate's lower bound.
+// With `track` (a speculative compute), the scales are guessed ones and the pass's residual
+// maxima and worst slice-range reason are gathered there, chunk by chunk.
+struct PassTrack {
+    double resid[kFp64Slices + 1] = {};
+    const char* why = nullptr;
+};
+
 template <bool IsA>
 struct Fp64ChunkPacker {
     const PreparedDgemm::State& st;
     Fp64Scales sc;
     bool abs;
+    PassTrack* track = nullptr;
     Fp64ChunkPacker(const PreparedDgemm::State& s, int slices, bool abs_slice0)
         : st(s), sc(IsA ? s.sa.sc : s.sb.sc), abs(abs_slice0) {
         sc.slices = slices;
         sc.active = std::min(sc.active, slices);
         set_slice_norms(&sc);
     }
+    Fp64ChunkPacker(const PreparedDgemm::State& s, const Fp64Scales& guess, PassTrack* t)
+        : st(s), sc(guess), abs(false), track(t) {}
     void operator()(int o0, int outer, int k0, int kc, const PackedOperand& out) const {
-        if (IsA) pack_fp64<true>(sub_view(st.va, o0, outer, k0, kc), st.row_exps.data() + o0, sc, out, split_kernels(), st.threads);
-        else pack_fp64<false>(sub_view(st.vb, k0, kc, o0, outer), st.col_exps.data() + o0, sc, out, split_kernels(), st.threads);
-        if (!abs) return;
-        const std::size_t panel_elems = std::size_t(out.ksteps) * out.block_elems;
-        parallel_for(st.threads, out.panels, [&](int p, int) {
-            bf16_t* z = out.slice[0] + std::size_t(p) * panel_elems;
-            for (std::size_t q = 0; q < panel_elems; ++q) z[q] &= 0x7FFF;
-        });
+        double resid[kFp64Slices + 1];
+        double* r = track ? resid : nullptr;
+        const char* why =
+            IsA ? pack_fp64<true>(sub_view(st.va, o0, outer, k0, kc), st.row_exps.data() + o0, sc, out, split_kernels(), st.threads, r)
+                : pack_fp64<false>(sub_view(st.vb, k0, kc, o0, outer), st.col_exps.data() + o0, sc, out, split_kernels(), st.threads, r);
+        if (abs) abs_copy(out, out.slice[0], st.threads);
+        if (!track) return;
+        for (int t = 0; t <= kFp64Slices; ++t) track->resid[t] = std::max(track->resid[t], resid[t]);
+        if (why && !track->why) track->why = why;
     }
 };
+
+// The facts pass over both operands (fp64_facts.h) into st.sa and st.sb, in the chunk buffers.
+const char* operand_facts(PreparedDgemm::State& st) {
+    const SplitKernels& sk = split_kernels();
+    PackedOperand fa = st.cw.pa, fb = st.cw.pb;
+    fa.slices = fb.slices = st.sa.sc.slices;
+    const Chunking& ch = st.chunking;
+    if (const char* why = fp64_split_facts(true, st.va, st.row_exps.data(), st.a_nonzero, &st.sa, fa, ch.mc, ch.kc, sk, st.threads))
+        return why;
+    return fp64_split_facts(false, st.vb, st.col_exps.data(), st.b_nonzero, &st.sb, fb, ch.nc, ch.kc, sk, st.threads);
+}
 
 }  // namespace
 
@@ -178,8 +210,14 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     st->mk = kernels_for(opt);
     const int threads = st->threads;
     const Blocking bl(st->mk.geometry, m, n, k, threads);
-    st->chunking = chunking_for(bl, m, n, k, slices, sizeof(double), threads, opt);
+    const int slots = automatic ? kFp64AutoSlots : slices;
+    st->chunking = chunking_for(bl, m, n, k, slots, sizeof(double), threads, opt);
     const Chunking& ch = st->chunking;
+    st->single = single_chunk(ch, m, n, k);
+    // A fixed count on one super-block in several K chunks splits each chunk once, with the
+    // first guessed scales, as the products need it, and checks the guess before writing C
+    // (dgemm_compute); only a wrong guess costs the facts pass.
+    st->speculative = !automatic && !st->single && one_super_block(ch, m, n);
 
     // The exponents of both operands first: an Inf or NaN is reported before any other reason.
     const double t0 = now_s();
@@ -197,21 +235,29 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
                                                automatic ? st->col_zero.data() : nullptr))
         return why;
 
-    if (const char* why = lease_workspace(chunk_workspace_bytes(bl, ch, slices, sizeof(double), threads),
+    if (const char* why = lease_workspace(chunk_workspace_bytes(bl, ch, slots, sizeof(double), threads),
                                           opt.workspace_cap_bytes, &st->ws))
         return why;
-    st->cw = lay_out(static_cast<char*>(st->ws.data()), bl, ch, slices, sizeof(double));
+    st->cw = lay_out(static_cast<char*>(st->ws.data()), bl, ch, slots, sizeof(double), threads);
     if (automatic) {
         st->norms_a.resize(std::size_t(slices) * m);
         st->norms_b.resize(std::size_t(slices) * n);
         st->sa.norms = st->norms_a.data();
         st->sb.norms = st->norms_b.data();
     }
-    const SplitKernels& sk = split_kernels();
-    if (const char* why = fp64_split_facts(true, va, st->row_exps.data(), a_nonzero, &st->sa, st->cw.pa, ch.mc, ch.kc, sk, threads))
-        return why;
-    if (const char* why = fp64_split_facts(false, vb, st->col_exps.data(), b_nonzero, &st->sb, st->cw.pb, ch.nc, ch.kc, sk, threads))
-        return why;
+    // The facts of each operand, in the chunk buffers. A call in one chunk keeps what the last
+    // pass packed: the slices of the scales found (speculate_scales), which compute_dgemm and
+    // the lower bound then use as they are.
+    st->a_nonzero = a_nonzero;
+    st->b_nonzero = b_nonzero;
+    st->sa.sc.slices = st->sb.sc.slices = slices;
+    if (!st->speculative)
+        if (const char* why = operand_facts(*st)) return why;
+    if (st->single) {
+        shape_chunk(&st->cw.pa, true, m, k);
+        shape_chunk(&st->cw.pb, false, n, k);
+    }
+    // (Unset in a speculative call, which only auto's certificate would read.)
     out->a = split_facts(st->sa, m, automatic ? st->row_zero.data() : nullptr);
     out->b = split_facts(st->sb, n, automatic ? st->col_zero.data() : nullptr);
     st->split_pack_s = now_s() - t0;
@@ -229,9 +275,21 @@ bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit)
     const double one[1] = {1.0};
     ReconClock no_clock;
     const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
-    run_chunks(st.m, st.n, st.k, Fp64Step{st.cw.pa, st.cw.pb, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock},
-               st.cw, Fp64ChunkPacker<true>(st, 1, true), Fp64ChunkPacker<false>(st, 1, true), st.mk, bl, st.chunking,
-               st.threads, visit);
+    // In one chunk the slices are packed already: |Z_0| goes to the spare slot, once. Otherwise
+    // each chunk's slice 0 is packed and its signs cleared in place.
+    PackedOperand za = st.cw.pa, zb = st.cw.pb;
+    if (st.single) {
+        za.slice[0] = st.cw.pa.slice[kFp64Slices];
+        zb.slice[0] = st.cw.pb.slice[kFp64Slices];
+        if (!st.abs_ready) {
+            abs_copy(st.cw.pa, za.slice[0], st.threads);
+            abs_copy(st.cw.pb, zb.slice[0], st.threads);
+            st.abs_ready = true;
+        }
+    }
+    run_chunks(st.m, st.n, st.k, Fp64Step{za, zb, reconstruct_kernels(), first, one, 1, nullptr, nullptr, &no_clock}, st.cw,
+               Fp64ChunkPacker<true>(st, 1, true), Fp64ChunkPacker<false>(st, 1, true), st.mk, bl, st.chunking, st.threads,
+               visit, ChunkWalk{st.single, false});
     return true;
 }
 
@@ -248,22 +306,50 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     // The repairer reads C's old values of the entries now, before the products overwrite them.
     const std::function<void(int)> finish_repairs = repairs > 0 ? st.repair(repair_at, repairs) : nullptr;
     double pscale[kMaxFp64Products];
-    const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
     ReconClock recon;
     recon.on = st.opt.times != nullptr;
     const Blocking bl(st.mk.geometry, st.m, st.n, st.k, st.threads);
     double pack_s = 0;
-    const auto timed = [&pack_s](const auto& pack) {
-        return [&pack_s, &pack](int o0, int outer, int k0, int kc, const PackedOperand& out) {
+    const auto timed = [&pack_s](auto pack) {
+        return [&pack_s, pack](int o0, int outer, int k0, int kc, const PackedOperand& out) {
             const double t0 = now_s();
             pack(o0, outer, k0, kc, out);
             pack_s += now_s() - t0;
         };
     };
-    const Fp64ChunkPacker<true> pack_a(st, fp64_depth(products), false);
-    const Fp64ChunkPacker<false> pack_b(st, fp64_depth(products), false);
-    run_chunks(st.m, st.n, st.k, Fp64Step{st.cw.pa, st.cw.pb, reconstruct_kernels(), sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
-               st.cw, timed(pack_a), timed(pack_b), st.mk, bl, st.chunking, st.threads, st.write);
+    bool done = false;
+    if (st.speculative) {
+        ScaleSpeculation spec_a(st.a_nonzero, st.sa.sc.slices), spec_b(st.b_nonzero, st.sb.sc.slices);
+        const Fp64Scales ga = spec_a.guess(), gb = spec_b.guess();
+        Fp64Product guessed[kMaxFp64Products];
+        std::copy(sched, sched + np, guessed);
+        double gscale[kMaxFp64Products];
+        const int glive = live_products(ga, gb, guessed, np, gscale);
+        PassTrack ta, tb;
+        const Fp64Step step{st.cw.pa, st.cw.pb, reconstruct_kernels(), guessed, gscale, glive, st.row_exps.data(), st.col_exps.data(), &recon};
+        run_chunks(st.m, st.n, st.k, step, st.cw, timed(Fp64ChunkPacker<true>(st, ga, &ta)), timed(Fp64ChunkPacker<false>(st, gb, &tb)),
+                   st.mk, bl, st.chunking, st.threads, st.write, ChunkWalk{false, true});
+        // Kept only when both guesses are the scales, chain ends included: then every slice,
+        // product and sum is the one the found scales give.
+        Fp64Scales fa, fb;
+        if (!ta.why && !tb.why && spec_a.confirm(ta.resid, &fa) && spec_b.confirm(tb.resid, &fb) && fa.active == ga.active &&
+            fb.active == gb.active) {
+            st.sa.sc = fa;
+            st.sb.sc = fb;
+            write_held(st.m, st.n, step, st.cw, bl, st.threads, st.write);
+            done = true;
+        } else if (const char* why = operand_facts(st)) {
+            return why;  // C untouched
+        }
+    }
+    if (!done) {
+        const int live = live_products(st.sa.sc, st.sb.sc, sched, np, pscale);
+        run_chunks(st.m, st.n, st.k,
+                   Fp64Step{st.cw.pa, st.cw.pb, reconstruct_kernels(), sched, pscale, live, st.row_exps.data(), st.col_exps.data(), &recon},
+                   st.cw, timed(Fp64ChunkPacker<true>(st, fp64_depth(products), false)),
+                   timed(Fp64ChunkPacker<false>(st, fp64_depth(products), false)), st.mk, bl, st.chunking, st.threads, st.write,
+                   ChunkWalk{st.single, false});
+    }
     if (finish_repairs) finish_repairs(st.threads);
     if (st.opt.times) {
         st.opt.times->split_pack_s = st.split_pack_s + pack_s;

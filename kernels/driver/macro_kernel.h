@@ -80,7 +80,7 @@ struct ReconClock {
     double seconds(int threads, int blocks) const { return 1e-9 * double(ns.load()) / std::min(threads, blocks); }
 };
 
-// Runs block(q, tile) for q in [0, count) on up to `threads` threads, each with its own
+// Runs block(q, participant, tile) for q in [0, count) on up to `threads` threads, each with its own
 // micro-tiles (ws.tiles) and bracketing its blocks with the micro-kernels'
 // thread_begin/thread_end (tile configuration on AMX), only if it gets a block at all.
 template <typename Block>
@@ -98,7 +98,7 @@ void for_each_block(int threads, int count, const CallWorkspace& ws, const Micro
             for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
                 if (!begun) mk.thread_begin();
                 begun = true;
-                block(q, tile);
+                block(q, participant, tile);
             }
             if (begun) mk.thread_end();
         }
@@ -129,13 +129,22 @@ void for_each_block(int threads, int count, const CallWorkspace& ws, const Micro
 // into `out`, already shaped for it (shape_chunk); pack_b the same for op(B)'s columns. They
 // run on the calling thread and use the pool themselves. (Templates, not std::function: a
 // warm call allocates nothing for them.)
+struct ChunkWalk {
+    // The call is one chunk (single_chunk) and ws.pa and ws.pb already hold it, shaped: nothing
+    // is packed.
+    bool prepacked = false;
+    // The call is one super-block (one_super_block): its blocks stay in their accumulators,
+    // unfinished and unwritten, until write_held.
+    bool hold = false;
+};
 template <typename Step, typename PackA, typename PackB>
 void run_chunks(int m, int n, int k, const Step& step, CallWorkspace& ws, const PackA& pack_a, const PackB& pack_b,
                 const MicroKernels& mk, const Blocking& bl, const Chunking& ch, int threads,
-                const BlockWriter<typename Step::Acc>& write) {
+                const BlockWriter<typename Step::Acc>& write, ChunkWalk walk = {}) {
     using Acc = typename Step::Acc;
     const TileGeometry& g = mk.geometry;
-    int a_at[2] = {-1, -1}, b_at[2] = {-1, -1};  // the chunks in the buffers: (o0, k0)
+    const int at0 = walk.prepacked ? 0 : -1;
+    int a_at[2] = {at0, at0}, b_at[2] = {at0, at0};  // the chunks in the buffers: (o0, k0)
     for (int i0 = 0; i0 < m; i0 += ch.mc)
         for (int j0 = 0; j0 < n; j0 += ch.nc) {
             const int mc = std::min(ch.mc, m - i0), nc = std::min(ch.nc, n - j0);
@@ -158,9 +167,9 @@ void run_chunks(int m, int n, int k, const Step& step, CallWorkspace& ws, const 
                 const int first_panel = k0 / kBlockK;
                 const bool last = k0 + kc >= k;
                 const int mtiles = ws.pa.panels, ntiles = ws.pb.panels;
-                for_each_block(threads, mb * nb, ws, mk, [&](int q, float* tile) {
+                for_each_block(threads, mb * nb, ws, mk, [&](int q, int participant, float* tile) {
                     const int ib = q / nb, jb = q % nb;
-                    Acc* acc = reinterpret_cast<Acc*>(ws.acc + ws.acc_slot * q);
+                    Acc* acc = reinterpret_cast<Acc*>(ws.acc + ws.acc_slot * (ch.thread_acc ? participant : q));
                     const int ti_end = std::min(bl.tiles_m, mtiles - ib * bl.tiles_m);
                     const int tj_end = std::min(bl.tiles_n, ntiles - jb * bl.tiles_n);
                     if (k0 == 0) step.begin_block(acc, ti_end * g.mr, tj_end * g.nr);
@@ -171,7 +180,7 @@ void run_chunks(int m, int n, int k, const Step& step, CallWorkspace& ws, const 
                                 step.tile(mk, first_panel + kb, ns, ib * bl.tiles_m + ti, jb * bl.tiles_n + tj, s0,
                                           acc + ti * g.mr * kBlockN + tj * g.nr, tile);
                     }
-                    if (!last) return;
+                    if (!last || walk.hold) return;
                     const int bi = i0 + ib * bl.bm, bj = j0 + jb * bl.bn;
                     const int rows = std::min(bl.bm, m - bi), cols = std::min(bl.bn, n - bj);
                     step.finish(bi, bj, acc, rows, cols);
@@ -179,6 +188,21 @@ void run_chunks(int m, int n, int k, const Step& step, CallWorkspace& ws, const 
                 });
             }
         }
+}
+
+// After run_chunks with hold: finishes and writes the blocks of the call's one super-block.
+template <typename Step>
+void write_held(int m, int n, const Step& step, const CallWorkspace& ws, const Blocking& bl, int threads,
+                const BlockWriter<typename Step::Acc>& write) {
+    using Acc = typename Step::Acc;
+    const int mb = (m + bl.bm - 1) / bl.bm, nb = (n + bl.bn - 1) / bl.bn;
+    parallel_for(threads, mb * nb, [&](int q, int) {
+        Acc* acc = reinterpret_cast<Acc*>(ws.acc + ws.acc_slot * q);
+        const int bi = (q / nb) * bl.bm, bj = (q % nb) * bl.bn;
+        const int rows = std::min(bl.bm, m - bi), cols = std::min(bl.bn, n - bj);
+        step.finish(bi, bj, acc, rows, cols);
+        write(bi, bj, rows, cols, acc);
+    });
 }
 
 }  // namespace amxblas::kernels

@@ -26,6 +26,10 @@ struct PreparedDgemm::State {
     int threads = 1;
     MicroKernels mk;  // the call's micro-kernel set (kernels_for)
     Chunking chunking{};
+    bool single = false;      // one chunk: the prepare's facts pass left it packed (single_chunk)
+    bool abs_ready = false;   // single and auto: |Z_0| is in the spare slot (lower_bound_blocks)
+    bool speculative = false; // no facts pass yet: compute splits with guessed scales (fp64_gemm.cc)
+    bool a_nonzero = false, b_nonzero = false;  // from the exponent scans
     WorkspaceLease ws;
     CallWorkspace cw;
     double split_pack_s = 0;

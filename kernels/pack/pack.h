@@ -29,7 +29,7 @@ inline int round_up_tile(int x) { return (x + kTile - 1) / kTile * kTile; }
 inline int round_up(int x, int step) { return (x + step - 1) / step * step; }
 
 struct PackedOperand {
-    bf16_t* slice[kFp64Slices] = {};
+    bf16_t* slice[kFp64Slices + 1] = {};  // FP64 auto: one more, for |Z_0| (kernels/driver/fp64_gemm.cc)
     int slices = 0;
     int panels = 0;  // row panels of op(A), or column panels of op(B)
     int ksteps = 0;

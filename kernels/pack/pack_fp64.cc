@@ -122,6 +122,49 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
     return fold_fp64_partials(part, resid_max, subnormal);
 }
 
+ScaleSpeculation::ScaleSpeculation(bool nonzero, int slices) {
+    sc_.slices = slices;
+    if (nonzero) {
+        sc_.sigma[0] = ozaki_sigma(1.0);
+        known_ = 1;
+    }
+    closed_ = !nonzero;
+    next_guess();
+}
+
+void ScaleSpeculation::next_guess() {
+    guess_ = sc_;
+    guess_.active = known_;
+    while (!closed_ && guess_.active < guess_.slices) {
+        const int v = ozaki_v(guess_.sigma[guess_.active - 1]) - 9;
+        if (v < kFp64MinSliceExp) break;
+        guess_.sigma[guess_.active] = std::ldexp(0.75, v + kOzakiRho);
+        ++guess_.active;
+    }
+    set_slice_norms(&guess_);
+}
+
+bool ScaleSpeculation::confirm(const double* resid, Fp64Scales* found) {
+    int t = known_;
+    while (t < guess_.active && resid[t] != 0 && ozaki_sigma(resid[t]) == guess_.sigma[t]) ++t;
+    if (closed_ || t == guess_.active || resid[t] == 0) {
+        *found = guess_;
+        found->active = t;
+        set_slice_norms(found);
+        return true;
+    }
+    for (int r = known_; r <= t; ++r) sc_.sigma[r] = guess_.sigma[r];
+    sc_.sigma[t] = ozaki_sigma(resid[t]);  // measured under confirmed scales: exact
+    if (ozaki_v(sc_.sigma[t]) < kFp64MinSliceExp) {
+        known_ = t;
+        closed_ = true;
+    } else {
+        known_ = t + 1;
+    }
+    next_guess();
+    return false;
+}
+
 template <bool IsA>
 const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
                        const PackedOperand& out, const SplitKernels& sk, int threads) {

@@ -36,44 +36,31 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
 // scales give, bit for bit: same arithmetic, and slices past the chain's end are splits of a
 // zero residual, +0 under any scale. A refuted guess t is replaced by the measured (exact)
 // scale and the operand is split again: at most `slices` passes, one on dense data.
+// The speculation's state, for passes driven from outside (speculate_scales, and the compute
+// of a prepared DGEMM that splits with the first guess as it goes: kernels/driver/fp64_gemm.cc).
+class ScaleSpeculation {
+public:
+    ScaleSpeculation(bool nonzero, int slices);
+    // The scales to split the next pass with.
+    const Fp64Scales& guess() const { return guess_; }
+    // After a pass with guess() whose residual maxima are resid[0 .. slices]: true when they
+    // confirm it, and then *found holds the scales (guess() with the chain's true end); false,
+    // and guess() is the next guess.
+    bool confirm(const double* resid, Fp64Scales* found);
+
+private:
+    void next_guess();
+    Fp64Scales sc_, guess_;
+    int known_ = 0;        // scales 0 .. known_ - 1 are exact
+    bool closed_ = false;  // the chain ends at known_
+};
+
 template <typename PackAll>
 const char* speculate_scales(bool nonzero, int slices, Fp64Split* sp, PackAll&& pack_all) {
-    Fp64Scales& sc = sp->sc;
-    sc = Fp64Scales{};
-    sc.slices = slices;
-    int known = 0;  // scales 0..known-1 are exact
-    if (nonzero) {
-        sc.sigma[0] = ozaki_sigma(1.0);
-        known = 1;
-    }
-    bool closed = !nonzero;  // the chain ends at `known`
+    ScaleSpeculation spec(nonzero, slices);
     for (;;) {
-        Fp64Scales guess = sc;
-        guess.active = known;
-        while (!closed && guess.active < guess.slices) {
-            const int v = ozaki_v(guess.sigma[guess.active - 1]) - 9;
-            if (v < kFp64MinSliceExp) break;
-            guess.sigma[guess.active] = std::ldexp(0.75, v + kOzakiRho);
-            ++guess.active;
-        }
-        set_slice_norms(&guess);
-        const char* why = pack_all(guess);
-        int t = known;
-        while (t < guess.active && sp->resid[t] != 0 && ozaki_sigma(sp->resid[t]) == guess.sigma[t]) ++t;
-        if (closed || t == guess.active || sp->resid[t] == 0) {
-            sc = guess;
-            sc.active = t;
-            set_slice_norms(&sc);
-            return why;
-        }
-        for (int r = known; r <= t; ++r) sc.sigma[r] = guess.sigma[r];
-        sc.sigma[t] = ozaki_sigma(sp->resid[t]);  // measured under confirmed scales: exact
-        if (ozaki_v(sc.sigma[t]) < kFp64MinSliceExp) {
-            known = t;
-            closed = true;
-        } else {
-            known = t + 1;
-        }
+        const char* why = pack_all(spec.guess());
+        if (spec.confirm(sp->resid, &sp->sc)) return why;
     }
 }
 

@@ -285,22 +285,34 @@ void test_bad_product_count(void**) {
 
 }  // namespace
 
-// Cut into chunks of 64 x 64 x 256 (kernels/driver/chunking.h), a call gives the same bits as
-// in one chunk: SGEMM, DGEMM fixed and auto, every op(), 2 threads.
+// Cut into chunks (kernels/driver/chunking.h), a call gives the same bits as in one chunk:
+// SGEMM, DGEMM fixed and auto, every op(), 2 threads. 64 x 64 x 256 chunks make several
+// super-blocks (FP64: the facts pass first); 1024 x 1024 x 256 one super-block in K chunks
+// (FP64 fixed: split with guessed scales, kept when the guess holds, with few_bits op(A)'s
+// entries have 8 significant bits, so its slices end early and the guess fails: the facts
+// pass, then the products again).
 template <typename T>
 void chunks_change_no_bit(int products) {
-    for (char ta : {'N', 'T'})
-        for (char tb : {'N', 'T'}) {
-            Problem<T> whole = make_problem<T>(ta, tb, 200, 140, 530, T(1.5), T(0.25), 12);
-            Problem<T> cut = make_problem<T>(ta, tb, 200, 140, 530, T(1.5), T(0.25), 12);
-            RunOptions o = kt::options(products, 2);
-            assert_null(amxblas::kernels::emulate_gemm(whole.g, o));
-            o.chunk_rows = o.chunk_cols = 64;
-            o.chunk_depth = 256;
-            assert_null(amxblas::kernels::emulate_gemm(cut.g, o));
-            if (std::memcmp(whole.c.data(), cut.c.data(), whole.c.size() * sizeof(T)) != 0)
-                fail_msg("%c%c products %d: chunked result differs", ta, tb, products);
-        }
+    for (int cut : {64, 1024})
+        for (bool few_bits : {false, true})
+            for (char ta : {'N', 'T'})
+                for (char tb : {'N', 'T'}) {
+                    Problem<T> whole = make_problem<T>(ta, tb, 200, 140, 530, T(1.5), T(0.25), 12);
+                    if (few_bits)
+                        for (T& x : whole.a) x = std::ldexp(std::round(std::ldexp(x, 7)), -7);
+                    Problem<T> cut_p = whole;
+                    cut_p.g.a = cut_p.a.data();
+                    cut_p.g.b = cut_p.b.data();
+                    cut_p.g.c = cut_p.c.data();
+                    RunOptions o = kt::options(products, 2);
+                    assert_null(amxblas::kernels::emulate_gemm(whole.g, o));
+                    o.chunk_rows = o.chunk_cols = cut;
+                    o.chunk_depth = 256;
+                    assert_null(amxblas::kernels::emulate_gemm(cut_p.g, o));
+                    if (std::memcmp(whole.c.data(), cut_p.c.data(), whole.c.size() * sizeof(T)) != 0)
+                        fail_msg("%c%c products %d, cut %d%s: chunked result differs", ta, tb, products, cut,
+                                 few_bits ? ", few bits" : "");
+                }
 }
 
 void test_chunks_change_no_bit(void**) {
