@@ -162,9 +162,12 @@ void write_file(const kernels::GemmArgs<T>& g) {
                                    static_cast<long long>(ldb), d, re(g.beta), d, im(g.beta),
                                    static_cast<long long>(m));
     if (hlen <= 0 || hlen >= static_cast<int>(sizeof header)) return;
-    const std::size_t bytes = static_cast<std::size_t>(hlen) +
-                              (static_cast<std::size_t>(lda * a_cols) + static_cast<std::size_t>(ldb * b_cols) +
-                               static_cast<std::size_t>(m * n)) * sizeof(T);
+    // In 128 bits: sizes up to 2^31 - 1 make operands of up to 2^66 bytes, past size_t.
+    const unsigned __int128 wide = static_cast<unsigned __int128>(hlen) +
+                                   (static_cast<unsigned __int128>(lda * a_cols) +
+                                    static_cast<unsigned __int128>(ldb * b_cols) +
+                                    static_cast<unsigned __int128>(m * n)) * sizeof(T);
+    const std::size_t bytes = wide > s.record_max_bytes ? s.record_max_bytes + 1 : static_cast<std::size_t>(wide);
     if (!reserve(bytes, s.record_max_bytes)) {
         stop_recording("AMXBLAS_RECORD_MAX_MB=" + std::to_string(s.record_max_bytes >> 20) +
                        " reached: this process wrote " + std::to_string(g_bytes.load()) +
