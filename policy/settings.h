@@ -41,6 +41,12 @@ struct Settings {
     std::string fallback;         // AMXBLAS_FALLBACK, empty: libopenblas.so.0, else libblas.so.3
     // AMXBLAS_MAX_WORKSPACE_MB: cap on the component buffers of one call (0: no cap).
     std::size_t workspace_cap_bytes = 0;
+    // AMXBLAS_RECORD: folder that receives one .gemm file per recorded call (shim/record.h);
+    // empty: nothing is recorded. The policy never reads these three.
+    std::string record_dir;
+    bool record_all = false;  // AMXBLAS_RECORD_ALL: every call, not only accuracy:uncertified
+    // AMXBLAS_RECORD_MAX_MB: bytes of .gemm files one process writes at most.
+    std::size_t record_max_bytes = std::size_t{256} << 20;
 };
 
 }  // namespace amxblas

@@ -11,14 +11,16 @@
 //
 // After, in the child: only the thread that called fork() exists in the child, so the calls
 // the parent's other threads had in flight are not the child's: it starts with no routed call
-// running, its own summary counts and fresh log locks. The kernels' thread pool has its own
-// child handler (kernels/runtime/thread_pool.cc). The parent is untouched.
+// running, its own summary counts, fresh log locks and its own AMXBLAS_RECORD_MAX_MB allowance.
+// The kernels' thread pool has its own child handler (kernels/runtime/thread_pool.cc). The
+// parent is untouched.
 #include <pthread.h>
 
 #include "kernels/runtime/process_state.h"
 #include "shim/config.h"
 #include "shim/gemm_dispatch.h"
 #include "shim/log.h"
+#include "shim/record.h"
 
 namespace amxblas {
 namespace {
@@ -29,6 +31,7 @@ void reset_in_child() {
     g_routed_calls_running.store(0, std::memory_order_relaxed);
     g_routed_threads_in_use.store(0, std::memory_order_relaxed);
     log_after_fork();
+    record_after_fork();
 }
 
 __attribute__((constructor)) void register_fork_handler() {

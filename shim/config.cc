@@ -172,6 +172,17 @@ Settings read_settings(EnvLookup env, int cores) {
         if (parse_int(x, 0, 1L << 40, &v)) s.workspace_cap_bytes = static_cast<size_t>(v) << 20;
         else warn_invalid("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0, digits only", "0 (no cap)");
     }
+    if (const char* x = env("AMXBLAS_RECORD")) s.record_dir = x;
+    if (const char* x = env("AMXBLAS_RECORD_ALL")) {
+        if (!std::strcmp(x, "1")) s.record_all = true;
+        else if (!std::strcmp(x, "0")) s.record_all = false;
+        else warn_invalid("AMXBLAS_RECORD_ALL", x, "accepted: 0 or 1", "0");
+    }
+    if (const char* x = env("AMXBLAS_RECORD_MAX_MB")) {
+        // At least 1: a cap of 0 would record nothing, which leaving AMXBLAS_RECORD unset says.
+        if (parse_int(x, 1, 1L << 30, &v)) s.record_max_bytes = static_cast<size_t>(v) << 20;
+        else warn_invalid("AMXBLAS_RECORD_MAX_MB", x, "accepted: an integer from 1 to 1073741824, digits only", "256");
+    }
     return s;
 }
 

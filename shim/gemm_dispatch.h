@@ -19,6 +19,7 @@
 #include "shim/log.h"
 #include "shim/openmp.h"
 #include "shim/outlook.h"
+#include "shim/record.h"
 
 namespace amxblas {
 
@@ -82,6 +83,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
 
     const Decision d = decide(call, s, hardware());
+    record_on_entry(s, d, args);  // AMXBLAS_RECORD_ALL=1: before anything writes C
     const char* reason = d.reason;
     kernels::Fp64AutoReport report;
     if (d.route == Route::beta_scale) {
@@ -102,7 +104,12 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
         }
     }
     const bool forwarded = d.route == Route::forward || (d.route != Route::beta_scale && reason);
-    if (forwarded) forward();  // a failed emulation leaves C untouched: the real BLAS starts fresh
+    if (forwarded) {
+        // A failed emulation leaves C untouched: the real BLAS starts fresh, and the recorder
+        // still sees C as on entry.
+        record_if_uncertified(s, reason, args);
+        forward();
+    }
 
     if (s.verbose == 0) return;
     log_routing_outlook_once();

@@ -7,16 +7,17 @@
 
 namespace amxblas {
 
-void write_all(int fd, const char* buf, std::size_t len) {
+bool write_all(int fd, const char* buf, std::size_t len) {
     while (len > 0) {
         const ssize_t w = ::write(fd, buf, len);
         if (w < 0) {
             if (errno == EINTR) continue;
-            return;
+            return false;
         }
         buf += w;
         len -= static_cast<std::size_t>(w);
     }
+    return true;
 }
 
 namespace {

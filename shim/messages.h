@@ -8,8 +8,9 @@
 namespace amxblas {
 
 // Writes the whole buffer to fd, retrying a short write (a line to a pipe) and EINTR; the log
-// uses it too, so that each of its lines is one write(2).
-void write_all(int fd, const char* buf, std::size_t len);
+// uses it too, so that each of its lines is one write(2). False when a write failed (errno
+// says why): the recorder (shim/record.cc) must know that a file is incomplete.
+bool write_all(int fd, const char* buf, std::size_t len);
 
 void warning_message(const char* text);
 void fatal_message(const char* text);  // prefixed "amxblas: error: "

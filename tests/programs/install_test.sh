@@ -1,7 +1,7 @@
 #!/bin/sh
 # cmake --install into a scratch prefix (not the configured one): the installed launcher finds
 # the installed library by itself, pkg-config's preload variable names that file and
-# preloading it works, and the report tool runs.
+# preloading it works, and the report and replay tools run.
 # Usage: install_test.sh BUILD_DIR OUTDIR PROGRAM   (PROGRAM: one that calls DGEMM/SGEMM)
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -39,4 +39,14 @@ echo "ok: pkg-config's preload $preload exists and preloads (its summary is in $
 "$out/prefix/bin/amxblas-run" --explain dgemm 4096 4096 256 > "$out/explain.out" 2>&1 ||
     fail "the installed amxblas-run --explain fails: $(tail -3 "$out/explain.out")"
 grep -q "^amx .* route fp64-21" "$out/explain.out" || fail "amxblas-run --explain: no amx row: $(cat "$out/explain.out")"
-echo "ok: launcher, report tool, amxblas.pc and README installed"
+# The replay tool, beside the launcher: it runs, and replays a captured call under the installed
+# library (its dgemm_ resolves there).
+replay=$out/prefix/bin/amxblas-replay
+[ -x "$replay" ] || fail "bin/ lacks amxblas-replay"
+"$replay" --help | grep -q "^Usage: amxblas-replay" || fail "the installed amxblas-replay --help fails"
+src=$(dirname "$0")/../data/dft-gemm/dgemmNN4x3x4.0.gemm
+LD_PRELOAD="$preload" "$replay" "$src" > "$out/replay.out" 2>&1 ||
+    fail "the installed amxblas-replay failed: $(tail -3 "$out/replay.out")"
+grep -q "^amxblas-replay: dgemm_ is $out/prefix/.*libamxblas" "$out/replay.out" ||
+    fail "the installed amxblas-replay did not run under the installed library: $(cat "$out/replay.out")"
+echo "ok: launcher, report tool, replay tool, amxblas.pc and README installed"

@@ -44,6 +44,9 @@ void defaults_when_unset(void**) {
     assert_true(s.log_path.empty());
     assert_true(s.fallback.empty());
     assert_int_equal(s.summary_every_s, 0);
+    assert_true(s.record_dir.empty());
+    assert_false(s.record_all);
+    assert_int_equal(s.record_max_bytes, 256u << 20);
 }
 
 void valid_values_are_taken(void**) {
@@ -52,7 +55,8 @@ void valid_values_are_taken(void**) {
              {"AMXBLAS_BACKEND", "avx512"},   {"AMXBLAS_NUM_THREADS", "3"},
              {"AMXBLAS_VERBOSE", "2"},        {"AMXBLAS_LOG", "/tmp/x.%p"},
              {"AMXBLAS_FALLBACK", "/lib/libblas.so.3"}, {"AMXBLAS_MAX_WORKSPACE_MB", "2"},
-             {"AMXBLAS_SUMMARY_EVERY", "60"}};
+             {"AMXBLAS_SUMMARY_EVERY", "60"},       {"AMXBLAS_RECORD", "/tmp/calls"},
+             {"AMXBLAS_RECORD_ALL", "1"},           {"AMXBLAS_RECORD_MAX_MB", "3"}};
     const Settings s = read_settings(fake_env, 8);
     assert_false(s.fp32);
     assert_int_equal(s.fp64_products, 15);
@@ -65,6 +69,9 @@ void valid_values_are_taken(void**) {
     assert_string_equal(s.fallback.c_str(), "/lib/libblas.so.3");
     assert_int_equal(s.workspace_cap_bytes, 2u << 20);
     assert_int_equal(s.summary_every_s, 60);
+    assert_string_equal(s.record_dir.c_str(), "/tmp/calls");
+    assert_true(s.record_all);
+    assert_int_equal(s.record_max_bytes, 3u << 20);
 }
 
 void invalid_values_fall_back_to_defaults(void**) {
@@ -72,7 +79,8 @@ void invalid_values_fall_back_to_defaults(void**) {
              {"AMXBLAS_MIN_N", "12x"},       {"AMXBLAS_SHAPES", "round"},
              {"AMXBLAS_BACKEND", "gpu"},     {"AMXBLAS_NUM_THREADS", "0"},
              {"AMXBLAS_VERBOSE", "3"},       {"OMP_NUM_THREADS", "5,2"},
-             {"AMXBLAS_SUMMARY_EVERY", "-1"}};
+             {"AMXBLAS_SUMMARY_EVERY", "-1"},
+             {"AMXBLAS_RECORD_ALL", "yes"},  {"AMXBLAS_RECORD_MAX_MB", "0"}};
     const Settings s = read_settings(fake_env, 8);
     assert_true(s.fp32);
     assert_int_equal(s.fp64_products, 0);
@@ -82,6 +90,8 @@ void invalid_values_fall_back_to_defaults(void**) {
     assert_int_equal(s.num_threads, 5);  // AMXBLAS_NUM_THREADS invalid: OMP_NUM_THREADS
     assert_int_equal(s.verbose, 0);
     assert_int_equal(s.summary_every_s, 0);
+    assert_false(s.record_all);
+    assert_int_equal(s.record_max_bytes, 256u << 20);  // 0 is no cap: refused, as it records nothing
 }
 
 void omp_num_threads_is_the_second_choice(void**) {
@@ -148,13 +158,15 @@ void call_line_format(void**) {
 void numbers_are_plain_decimal(void**) {
     for (const char* bad : {" 21", "21 ", "+21", "-21", "0x15", "21x", "２１", "", " "}) {
         g_env = {{"AMXBLAS_FP64_PRODUCTS", bad}, {"AMXBLAS_MIN_N", bad}, {"AMXBLAS_NUM_THREADS", bad},
-                 {"AMXBLAS_SUMMARY_EVERY", bad}, {"AMXBLAS_MAX_WORKSPACE_MB", bad}};
+                 {"AMXBLAS_SUMMARY_EVERY", bad}, {"AMXBLAS_MAX_WORKSPACE_MB", bad},
+                 {"AMXBLAS_RECORD_MAX_MB", bad}};
         const Settings s = read_settings(fake_env, 8);
         assert_int_equal(s.fp64_products, 0);
         assert_int_equal(s.min_n, 256);
         assert_int_equal(s.num_threads, 8);
         assert_int_equal(s.summary_every_s, 0);
         assert_int_equal(s.workspace_cap_bytes, 0);
+        assert_int_equal(s.record_max_bytes, 256u << 20);
     }
     g_env = {{"AMXBLAS_FP64_PRODUCTS", "021"}, {"AMXBLAS_MIN_N", "0100"}};
     assert_int_equal(read_settings(fake_env, 8).fp64_products, 21);  // decimal, not octal
