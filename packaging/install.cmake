@@ -4,7 +4,7 @@
 #
 #   <prefix>/bin/amxblas-run             the launcher, with the library's folder written in
 #   <prefix>/bin/amxblas-report
-#   <prefix>/bin/amxblas-replay          (its rule is in tools/replay/CMakeLists.txt: a built program)
+#   <prefix>/bin/amxblas-replay          (its rule is in scripts/replay/CMakeLists.txt: a built program)
 #   <prefix>/<libdir>/pkgconfig/amxblas.pc
 #   <prefix>/share/doc/amxblas/README.md, LICENSE, docs/*.md
 

@@ -1,5 +1,5 @@
 // AMXBLAS_RECORD=DIR: writes calls to DIR, one .gemm file each, so that a user can send the very
-// call that misbehaved and anyone can run it again with amxblas-replay (tools/replay). By default
+// call that misbehaved and anyone can run it again with amxblas-replay (scripts/replay). By default
 // only the calls the FP64 certificate declined (forwarded with accuracy:uncertified: the calls
 // whose accuracy is in question); with AMXBLAS_RECORD_ALL=1 every call whose operands are
 // defined. docs/log.md has the file format and the naming.

@@ -1,5 +1,5 @@
-// The replay's exact reference (tools/replay/exact_sum.h) and its error measure
-// (tools/replay/accuracy.h) against values known exactly: rounding ties, cancellation, the
+// The replay's exact reference (scripts/replay/exact_sum.h) and its error measure
+// (scripts/replay/accuracy.h) against values known exactly: rounding ties, cancellation, the
 // subnormal and overflow ends, and random sums checked against 128-bit integer arithmetic.
 #include <cmath>
 #include <csetjmp>
@@ -12,8 +12,8 @@ extern "C" {
 #include <cmocka.h>
 }
 
-#include "tools/replay/accuracy.h"
-#include "tools/replay/exact_sum.h"
+#include "scripts/replay/accuracy.h"
+#include "scripts/replay/exact_sum.h"
 
 using amxblas::replay::Accuracy;
 using amxblas::replay::ExactSum;

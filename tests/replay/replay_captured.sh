@@ -3,7 +3,7 @@
 # given, and checks what the library did with each against the exact result:
 #   - a routed call (route=fp64-N in the log): every entry within its certified bound,
 #     amxblas-replay's bound= at most 1 (|C - C_exact|_ij <= gamma_K |alpha| (|op(A)||op(B)|)_ij
-#     + the alpha/beta update's rounding; ZGEMM per part with gamma_{K+1}; tools/replay/accuracy.h);
+#     + the alpha/beta update's rounding; ZGEMM per part with gamma_{K+1}; scripts/replay/accuracy.h);
 #   - a forwarded call: a reason of the library's tables (policy/reasons.def,
 #     kernels/common/reasons.def, all documented in docs/reasons.md), and C bit for bit the
 #     result of the same call without the library (amxblas-replay's checksum=);

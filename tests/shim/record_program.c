@@ -2,7 +2,7 @@
  * with padded leading dimensions, so that a recorded file (tight leading dimensions) replays to
  * the same result only if the recorder compacted the stored matrices right. After each call it
  * prints "call I checksum=H": FNV-1a (64-bit) of C's stored entries without the padding, in
- * storage order, the sum amxblas-replay prints for its own C (tools/replay/blas_call.h).
+ * storage order, the sum amxblas-replay prints for its own C (scripts/replay/blas_call.h).
  *
  * Under forced routing with AMXBLAS_FP64_PRODUCTS=auto, calls 1, 3 and 4 are forwarded with
  * accuracy:uncertified (K = 1, which DGEMM's certificate never passes, and a ZGEMM whose rows

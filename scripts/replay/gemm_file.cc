@@ -1,4 +1,4 @@
-#include "tools/replay/gemm_file.h"
+#include "scripts/replay/gemm_file.h"
 
 #include <cerrno>
 #include <climits>

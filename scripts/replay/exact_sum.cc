@@ -1,4 +1,4 @@
-#include "tools/replay/exact_sum.h"
+#include "scripts/replay/exact_sum.h"
 
 #include <cmath>
 #include <cstring>

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/replay/accuracy.h"
-#include "tools/replay/blas_call.h"
-#include "tools/replay/gemm_file.h"
+#include "scripts/replay/accuracy.h"
+#include "scripts/replay/blas_call.h"
+#include "scripts/replay/gemm_file.h"
 
 namespace amxblas::replay {
 namespace {

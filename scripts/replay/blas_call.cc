@@ -1,4 +1,4 @@
-#include "tools/replay/blas_call.h"
+#include "scripts/replay/blas_call.h"
 
 #include <dlfcn.h>
 

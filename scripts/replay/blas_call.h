@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/replay/gemm_file.h"
+#include "scripts/replay/gemm_file.h"
 
 namespace amxblas::replay {
 

@@ -1,4 +1,4 @@
-// How far a computed C is from the exact alpha op(A) op(B) + beta C (tools/replay/exact_sum.h:
+// How far a computed C is from the exact alpha op(A) op(B) + beta C (scripts/replay/exact_sum.h:
 // every product exact, the sum rounded once), entry by entry, in two scales:
 //
 //   error = max_ij |C - C_exact|_ij / (|alpha| (|op(A)||op(B)|)_ij + |beta| |C0_ij|)
@@ -30,7 +30,7 @@
 
 #include <vector>
 
-#include "tools/replay/gemm_file.h"
+#include "scripts/replay/gemm_file.h"
 
 namespace amxblas::replay {
 

@@ -1,10 +1,10 @@
-#include "tools/replay/accuracy.h"
+#include "scripts/replay/accuracy.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "tools/replay/exact_sum.h"
+#include "scripts/replay/exact_sum.h"
 
 namespace amxblas::replay {
 
