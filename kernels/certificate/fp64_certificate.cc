@@ -119,26 +119,34 @@ bool Fp64BlockCertificate::begin(const Fp64SplitFacts& a, const Fp64SplitFacts& 
     return true;
 }
 
-// The depth-independent halves of the test for rows i0 .. i0 + rows - 1 (rows <= kSlab) of
-// column j, lhat(i) = lower[i * rs + j * cs]: rhs and u00 (CertLoops::halves), with +inf in rhs
-// for the entries zero by structure. An entry whose lower bound is 0 and whose spans meet is
-// `pending` (its rhs is set to +inf too; the caller decides it later) when pending is given,
-// or, without it, is looked up in the term-proved entries already found.
-template <typename PendingFn>
-void Fp64BlockCertificate::halves(int i0, int rows, int j, const double* lower, std::size_t rs, double* rhs, double* u00,
-                                  PendingFn&& pending) const {
+// The entries (i0 .. i0 + rows - 1, j0 .. j0 + cols - 1) of lower (lhat(i0 + i, j0 + j) =
+// lower[i * rs + j * cs]) in slabs of at most kSlab rows of one column, skipping the exact-zero
+// columns of op(B): for each, the depth-independent halves of the test (CertLoops::halves: rhs
+// and u00) with +inf in rhs for the entries zero by structure, then body(i1, rn, j, rhs, u00)
+// for rows i1 .. i1 + rn - 1 of column j. An entry whose lower bound is 0 and whose spans meet
+// goes to pending(at, i, j, rhs, u00) (at = i + j m), which says whether to treat it as zero by
+// structure too.
+template <typename PendingFn, typename Body>
+void Fp64BlockCertificate::for_each_slab(int i0, int j0, int rows, int cols, const double* lower, std::size_t rs,
+                                         std::size_t cs, PendingFn&& pending, Body&& body) const {
     const detail::CertLoops& loops = *isa_kernels().certificate;
-    double lj[kSlab];
-    for (int i = 0; i < rows; ++i) lj[i] = lower[std::size_t(i) * rs];
-    loops.halves(rows, lj, a0_.data() + i0, row_inf_.data() + i0, s00_, l_up_, delta_b_, delta_a_ * b0_[j], tg_, rhs, u00);
     const int m = a_.outer;
-    for (int i = 0; i < rows; ++i) {
-        if (lj[i] != 0 || (a_.zero && a_.zero[i0 + i])) continue;
-        const std::size_t at = std::size_t(i0 + i) + std::size_t(j) * m;
-        if (structural_.by_spans && structural_.by_spans(i0 + i, j)) {
-            rhs[i] = INFINITY;
-        } else if (pending(at, i, rhs[i], u00[i])) {
-            rhs[i] = INFINITY;
+    double lj[kSlab], rhs[kSlab], u00[kSlab];
+    for (int jc = 0; jc < cols; ++jc) {
+        const int j = j0 + jc;
+        if (b_.zero && b_.zero[j]) continue;
+        for (int r0 = 0; r0 < rows; r0 += kSlab) {
+            const int rn = std::min(kSlab, rows - r0), i1 = i0 + r0;
+            const double* col = lower + std::size_t(r0) * rs + std::size_t(jc) * cs;
+            for (int i = 0; i < rn; ++i) lj[i] = col[std::size_t(i) * rs];
+            loops.halves(rn, lj, a0_.data() + i1, row_inf_.data() + i1, s00_, l_up_, delta_b_, delta_a_ * b0_[j], tg_, rhs, u00);
+            for (int i = 0; i < rn; ++i) {
+                if (lj[i] != 0 || (a_.zero && a_.zero[i1 + i])) continue;
+                const std::size_t at = std::size_t(i1 + i) + std::size_t(j) * m;
+                if ((structural_.by_spans && structural_.by_spans(i1 + i, j)) || pending(at, i1 + i, j, rhs[i], u00[i]))
+                    rhs[i] = INFINITY;
+            }
+            body(i1, rn, j, rhs, u00);
         }
     }
 }
@@ -146,38 +154,31 @@ void Fp64BlockCertificate::halves(int i0, int rows, int j, const double* lower, 
 void Fp64BlockCertificate::add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t rs, std::size_t cs) {
     const detail::CertLoops& loops = *isa_kernels().certificate;
     const int m = a_.outer, n = b_.outer;
-    double rhs[kSlab], u00[kSlab];
     std::int64_t best[kSlab];
     std::int64_t deepest = 0, nowhere = 0, failing[kFp64Slices + 1] = {};
     double margin[kFp64Slices + 1];
     std::fill(margin, margin + kFp64Slices + 1, INFINITY);
     std::vector<Pending> pending;
-    for (int jc = 0; jc < cols; ++jc) {
-        const int j = j0 + jc;
-        if (b_.zero && b_.zero[j]) continue;
-        for (int r0 = 0; r0 < rows; r0 += kSlab) {
-            const int rn = std::min(kSlab, rows - r0), i1 = i0 + r0;
-            halves(i1, rn, j, lower + std::size_t(r0) * rs + std::size_t(jc) * cs, rs, rhs, u00,
-                   [&](std::size_t at, int i, double r, double u) {
-                       // Which depths this entry passes at on its bound alone (bit d).
-                       unsigned mask = 0;
-                       for (int d = min_depth_; d <= dmax_; ++d) {
-                           const double l = (row_part_[std::size_t(d) * m + i1 + i] + col_part_[std::size_t(d) * n + j] + c1_[d] * u) * kEvalUp;
-                           if (l <= r) mask |= 1u << d;
-                       }
-                       pending.push_back({at, mask});
-                       return true;
-                   });
-            std::fill(best, best + rn, dmax_ + 1);
-            for (int d = dmax_; d >= min_depth_; --d)
-                loops.pass_at(rn, d, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00,
-                              rhs, best);
-            loops.need(rn, best, dmax_, &deepest, &nowhere);
-            for (int d = min_depth_; d <= dmax_; ++d)
-                loops.margin_at(rn, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00,
-                                rhs, &failing[d], &margin[d]);
+    const auto later = [&](std::size_t at, int i, int j, double r, double u) {
+        // Which depths this entry passes at on its bound alone (bit d); decided in decide().
+        unsigned mask = 0;
+        for (int d = min_depth_; d <= dmax_; ++d) {
+            const double l = (row_part_[std::size_t(d) * m + i] + col_part_[std::size_t(d) * n + j] + c1_[d] * u) * kEvalUp;
+            if (l <= r) mask |= 1u << d;
         }
-    }
+        pending.push_back({at, mask});
+        return true;
+    };
+    for_each_slab(i0, j0, rows, cols, lower, rs, cs, later, [&](int i1, int rn, int j, const double* rhs, const double* u00) {
+        std::fill(best, best + rn, dmax_ + 1);
+        for (int d = dmax_; d >= min_depth_; --d)
+            loops.pass_at(rn, d, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00, rhs,
+                          best);
+        loops.need(rn, best, dmax_, &deepest, &nowhere);
+        for (int d = min_depth_; d <= dmax_; ++d)
+            loops.margin_at(rn, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00, rhs,
+                            &failing[d], &margin[d]);
+    });
     std::lock_guard<std::mutex> hold(merge_);
     deepest_ = std::max(deepest_, deepest);
     nowhere_ += nowhere;
@@ -228,24 +229,16 @@ void Fp64BlockCertificate::failing_in(int i0, int j0, int rows, int cols, const 
                                       std::vector<std::size_t>* out) const {
     const detail::CertLoops& loops = *isa_kernels().certificate;
     const int m = a_.outer, n = b_.outer, d = depth_;
-    double rhs[kSlab], u00[kSlab];
     std::int64_t best[kSlab];
-    for (int jc = 0; jc < cols; ++jc) {
-        const int j = j0 + jc;
-        if (b_.zero && b_.zero[j]) continue;
-        for (int r0 = 0; r0 < rows; r0 += kSlab) {
-            const int rn = std::min(kSlab, rows - r0), i1 = i0 + r0;
-            halves(i1, rn, j, lower + std::size_t(r0) * rs + std::size_t(jc) * cs, rs, rhs, u00,
-                   [&](std::size_t at, int, double, double) {
-                       return std::binary_search(by_terms_.begin(), by_terms_.end(), at);
-                   });
-            std::fill(best, best + rn, 0);
-            loops.pass_at(rn, d, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00, rhs,
-                          best);
-            for (int i = 0; i < rn; ++i)
-                if (best[i] != d) out->push_back(std::size_t(i1 + i) + std::size_t(j) * m);
-        }
-    }
+    const auto proved = [&](std::size_t at, int, int, double, double) {
+        return std::binary_search(by_terms_.begin(), by_terms_.end(), at);
+    };
+    for_each_slab(i0, j0, rows, cols, lower, rs, cs, proved, [&](int i1, int rn, int j, const double* rhs, const double* u00) {
+        std::fill(best, best + rn, 0);
+        loops.pass_at(rn, d, row_part_.data() + std::size_t(d) * m + i1, col_part_[std::size_t(d) * n + j], c1_[d], u00, rhs, best);
+        for (int i = 0; i < rn; ++i)
+            if (best[i] != d) out->push_back(std::size_t(i1 + i) + std::size_t(j) * m);
+    });
 }
 
 bool fp64_certify(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, const double* lhat, int ldl, double tol,

@@ -80,9 +80,9 @@ private:
         std::size_t at;  // i + j * m
         unsigned pass;   // bit d: passes at depth d on its bound alone
     };
-    template <typename PendingFn>
-    void halves(int i0, int rows, int j, const double* lower, std::size_t rs, double* rhs, double* u00,
-                PendingFn&& pending) const;
+    template <typename PendingFn, typename Body>
+    void for_each_slab(int i0, int j0, int rows, int cols, const double* lower, std::size_t rs, std::size_t cs,
+                       PendingFn&& pending, Body&& body) const;
 
     Fp64SplitFacts a_, b_;
     StructuralTest structural_;
