@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kernels/common/chunk_plan.h"
 #include "kernels/common/variants.h"
 #include "kernels/runtime/workspace.h"
 #include "kernels/scan/operand_scan.h"
@@ -209,6 +210,24 @@ void test_workspace_cap(void**) {
     assert_true(dgemm_workspace_bytes(256, 256, 256, 1, 6) == 2 * 3 * (2 * 256 * 256 + 4160) + 256 * 256 * 8 + 8 * 4096);
 }
 
+// The workspace does not grow with the call (kernels/common/chunk_plan.h): every route, square
+// and skewed shapes up to 30000 and K up to 2^20, 1 to 64 threads, stays within the chunk budget.
+void test_workspace_bounded(void**) {
+    const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {30000, 30000, 30000}, {100000, 64, 64},
+                             {64, 100000, 64},   {1024, 1024, 1 << 20}, {30000, 30000, 256}};
+    for (const auto& sh : shapes)
+        for (int threads : {1, 2, 64}) {
+            const int m = sh[0], n = sh[1], k = sh[2];
+            const std::size_t bytes[] = {sgemm_workspace_bytes(m, n, k, threads), dgemm_workspace_bytes(m, n, k, threads, 6),
+                                         dgemm_workspace_bytes(m, n, k, threads, 21), dgemm_workspace_bytes(m, n, k, threads, 36),
+                                         dgemm_auto_workspace_bytes(m, n, k, threads), cgemm_workspace_bytes(m, n, k, threads),
+                                         zgemm_workspace_bytes(m, n, k, threads)};
+            for (std::size_t b : bytes)
+                if (b > amxblas::kernels::kChunkBudgetBytes)
+                    fail_msg("%d x %d x %d, %d threads: %zu bytes", m, n, k, threads, b);
+        }
+}
+
 // A workspace the system refuses: the call forwards with memory:alloc-failed and leaves C as
 // it was. In a child whose address space is capped a little above what it holds, so that the
 // call's lease (some MiB, whatever the size: kernels/driver/chunking.h) cannot be mapped.
@@ -332,6 +351,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_dgemm_bitwise_reproducible),
         cmocka_unit_test(test_sgemm_same_bits_for_any_thread_count),
         cmocka_unit_test(test_workspace_cap),
+        cmocka_unit_test(test_workspace_bounded),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_chunks_change_no_bit),
         cmocka_unit_test(test_wide_ranges_route),
