@@ -24,7 +24,7 @@ using BlockWriter = std::function<void(int i0, int j0, int rows, int cols, const
 // FP32: split, pack, compute, write, in one call (fp32_gemm.cc).
 const char* run_fp32_gemm(const OperandView<float>& a, const OperandView<float>& b, int m, int n, int k,
                           const RunOptions& opt, const BlockWriter<float>& write);
-// FP64, phase 1 (emulated_gemm.h; fp64_gemm.cc): split and pack; compute_dgemm later runs the products and
+// FP64, phase 1 (emulated_gemm.h; fp64_gemm.cc): the split's facts; compute_dgemm later packs, runs the products and
 // calls `write`, which therefore owns whatever it needs (a copy of the caller's arguments).
 const char* prepare_fp64_gemm(const OperandView<double>& a, const OperandView<double>& b, int m, int n, int k,
                               const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out);

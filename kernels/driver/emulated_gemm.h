@@ -36,13 +36,14 @@
 //   else if (const char* why = certify(p.a, p.b, ...)) forward(why);    // C untouched
 //   else compute_dgemm(&p, products);                                    // writes C
 //
-// prepare_dgemm scales, allocates, splits and packs both operands and reports in p.a and p.b
-// what the split found (with opt.fp64_products = kFp64Auto: eight slices, their norms, and in
-// lower_bound_blocks then gives, block by block, one extra BF16 product for the certificate's
-// lower bound of |A||B|);
-// compute_dgemm runs the chosen products, writes C and recomputes the listed entries in FP64. A PreparedDgemm
-// owns its workspace until it is destroyed; the arguments' matrices must not change between
-// the two phases.
+// prepare_dgemm scans the exponents, allocates and finds what the split of both operands gives
+// (chunk by chunk: kernels/driver/chunking.h), and reports it in p.a and p.b (with
+// opt.fp64_products = kFp64Auto: eight slices and their norms); under auto, lower_bound_blocks
+// then gives, block by block, one extra BF16 product for the certificate's lower bound of
+// |A||B|. compute_dgemm splits and packs the chunks again as the products need them (a call in
+// one chunk keeps the prepare's), runs the chosen products, writes C and recomputes the listed
+// entries in FP64. A PreparedDgemm owns its workspace until it is destroyed; the arguments'
+// matrices must not change between the two phases.
 #pragma once
 
 #include <complex>
@@ -56,16 +57,17 @@
 namespace amxblas::kernels {
 
 // Bytes one call allocates (computed before any allocation, compared with
-// RunOptions::workspace_cap_bytes): the packed BF16 component buffers (3 slices for FP32,
-// d = fp64_depth(products) for FP64, each padded to whole tiles and K steps of the backend's
-// micro-kernel geometry (microkernel.h; 32 x 32 x 32 for every backend today) and staggered by
-// 4160 bytes) plus, per thread, one BM x BN block accumulator (FP32 or FP64) and mr x nr FP32
-// tiles (one for FP32, eight for FP64). With threads = 1 that is the single-thread cost. The
-// buffers come from a per-process pool (kernels/runtime/workspace.h).
+// RunOptions::workspace_cap_bytes), at most kChunkBudgetBytes (48 MiB) whatever the size: the
+// chunk buffers of both operands (3 slices for FP32, d = fp64_depth(products) for FP64; each
+// padded to whole tiles and K steps of the backend's micro-kernel geometry and staggered by
+// 4160 bytes), the accumulators (one per block of a super-block, or one per thread when K is a
+// single chunk) and the threads' mr x nr FP32 tiles (one for FP32, eight for FP64), as
+// kernels/common/chunk_plan.h plans them. The buffers come from a per-process pool
+// (kernels/runtime/workspace.h).
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21,
                                   Backend backend = Backend::reference);
-// Auto: eight slices, |slice 0| of each operand and the m x n lower-bound product.
+// Auto: eight slices and a ninth for |slice 0| (used when the call is one chunk).
 std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
 
 // 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6, 28 -> 7, 36 -> 8: the slices d of the products i + j < d
@@ -91,9 +93,11 @@ public:
     std::unique_ptr<State> state;
 };
 
-// Phase 1 (the facts it reports are Fp64SplitFacts, kernels/common/gemm_types.h): checks the backend and opt.fp64_products, scales, allocates, splits and packs.
-// nullptr on success (then *out holds the packed operands and the facts), else the forward
-// reason. Never touches C.
+// Phase 1 (the facts it reports are Fp64SplitFacts, kernels/common/gemm_types.h): checks the
+// backend and opt.fp64_products, scans the exponents, allocates, and finds the split's facts.
+// nullptr on success (then *out holds the call's state and the facts; a fixed count on one
+// super-block in several K chunks leaves the facts unset and guesses the scales in
+// compute_dgemm: fp64_gemm.cc), else the forward reason. Never touches C.
 const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
 // Auto only, between the phases: the certificate's lower bound of |A||B|, block by block, never
 // whole (kernels/driver/chunking.h): lhat(i, j), the FP64 sum over the K panels, in order, of

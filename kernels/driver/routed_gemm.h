@@ -2,10 +2,11 @@
 // shim calls once decide() routed a call and its domain check passed; the kernel tests and the
 // benchmark call it too, so they run exactly what the library runs.
 //
-// FP32 is one kernel call. FP64 is prepare (scale, split and pack), then, with
-// AMXBLAS_FP64_PRODUCTS=auto, the per-entry certificate on what the split found
-// (kernels/certificate/fp64_certificate.h: it picks the product count and the entries to recompute in FP64,
-// or forwards with accuracy:uncertified), then compute (products and C). Nothing is written to C unless the call returns nullptr; otherwise
+// FP32 is one kernel call. FP64 is prepare (exponents and the split's facts), then, with
+// AMXBLAS_FP64_PRODUCTS=auto, the per-entry certificate on what the split found and on the
+// lower bound of |A||B|, block by block (kernels/certificate/fp64_certificate.h: it picks the
+// product count and the entries to recompute in FP64, or forwards with accuracy:uncertified),
+// then compute (split and pack chunk by chunk, products, C). Nothing is written to C unless the call returns nullptr; otherwise
 // the return value is the forward reason (kernels/driver/emulated_gemm.h lists the kernels' own).
 #pragma once
 
