@@ -319,6 +319,7 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
     };
     bool done = false;
     if (st.speculative) {
+        st.speculative = false;  // either way the scales are known after this
         ScaleSpeculation spec_a(st.a_nonzero, st.sa.sc.slices), spec_b(st.b_nonzero, st.sb.sc.slices);
         const Fp64Scales ga = spec_a.guess(), gb = spec_b.guess();
         Fp64Product guessed[kMaxFp64Products];
