@@ -66,10 +66,12 @@ inline std::size_t chunk_bytes(const ChunkShape& s, const Chunking& c, int slice
 
 // The chunking of an m x n x k call. When the whole call fits the budget it is one chunk (no
 // operand is split twice); with K in one chunk that is a matter of the operands alone, whatever
-// the size of C (an HPL update, K = 256, of any M and N up to about 12,000). Otherwise KC = BK, and of the super-blocks MC x NC (whole blocks)
-// that fit, the one that splits the least: op(A) is split once per super-block column and op(B)
-// once per row, so the work is ceil(n / NC) m + ceil(m / MC) n (ties: the larger). A chunk that
-// covers a whole dimension is cut down to the call's size, rounded up to tiles and K steps only.
+// the size of C (an HPL update, K = 256, of any M and N up to about 12,000). Otherwise KC = BK,
+// and of the super-blocks MC x NC (whole blocks) that fit, the one that splits the least: op(A)
+// is split once per super-block column and op(B) once per row, so the work is
+// ceil(n / NC) m + ceil(m / MC) n (ties: the larger). The search stops at the first MC with no
+// room for one block column: at most some hundreds of MC, a binary search over NC each. A chunk
+// that covers a whole dimension is cut down to the call's size, rounded up to tiles and K steps.
 inline Chunking plan_chunks(const ChunkShape& s, int m, int n, int k, int slices, std::size_t acc_size, int threads,
                             int tiles) {
     const int mfit = int(chunk_round(m, s.mr)), nfit = int(chunk_round(n, s.nr)), kfit = int(chunk_round(k, s.kstep));
