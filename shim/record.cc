@@ -11,6 +11,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "shim/config.h"
 #include "shim/log.h"
@@ -20,30 +21,15 @@ namespace amxblas {
 
 namespace {
 
-// The .gemm file's names and formats per scalar type. The header's scalars are printed with
-// enough digits to read back the same value (9 for float, 17 for double), so a recorded call
-// replays with the caller's very ALPHA and BETA.
+// The .gemm file's routine name and the digits of its header's scalars per scalar type: enough
+// to read back the same value (9 for float, 17 for double), so a recorded call replays with the
+// caller's very ALPHA and BETA.
 template <typename T>
-struct Format;
-template <>
-struct Format<float> {
-    static constexpr const char* name = "sgemm";
-    static constexpr int digits = 9;
-};
-template <>
-struct Format<double> {
-    static constexpr const char* name = "dgemm";
-    static constexpr int digits = 17;
-};
-template <>
-struct Format<cfloat> {
-    static constexpr const char* name = "cgemm";
-    static constexpr int digits = 9;
-};
-template <>
-struct Format<cdouble> {
-    static constexpr const char* name = "zgemm";
-    static constexpr int digits = 17;
+struct Format {
+    static constexpr bool single = std::is_same_v<T, float> || std::is_same_v<T, cfloat>;
+    static constexpr bool complex = std::is_same_v<T, cfloat> || std::is_same_v<T, cdouble>;
+    static constexpr const char* name = single ? (complex ? "cgemm" : "sgemm") : (complex ? "zgemm" : "dgemm");
+    static constexpr int digits = single ? 9 : 17;
 };
 
 template <typename T>
