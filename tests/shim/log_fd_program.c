@@ -47,7 +47,9 @@ int main(void) {
         return 2;
     }
     close(log_fd);
-    char own[] = "log_fd_program.XXXXXX";  /* in the test's own directory */
+    /* mkstemp template, relative: the file goes in CTest's working directory (this test's build
+     * folder) and is removed below. */
+    char own[] = "log_fd_program.XXXXXX";
     int fd = mkstemp(own);
     if (fd >= 0 && fd != log_fd) {
         dup2(fd, log_fd);

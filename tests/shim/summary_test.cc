@@ -35,7 +35,9 @@ const char* const kReasons[] = {"test:r0", "test:r1", "test:r2", "test:r3", "tes
 // Logs `combinations` distinct (routine, forward, reason) calls, plus `scaled` beta-scale calls of
 // one more row each, in a child whose log is returned.
 std::string run_child(int combinations, int scaled) {
-    char path[] = "amxblas_summary_test.XXXXXX";  // in the test's own directory
+    // mkstemp template, relative: the file goes in CTest's working directory (this test's build
+    // folder) and is removed after the child's log is read.
+    char path[] = "amxblas_summary_test.XXXXXX";
     const int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
