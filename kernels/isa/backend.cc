@@ -55,13 +55,18 @@ bool backend_usable(Backend b, bool amx_emulator) {
 // A backend that was not built has no table to name: `if constexpr` keeps its function out of
 // the program ([basic.def.odr]: not odr-used in a discarded statement).
 MicroKernels microkernels_for(Backend b) {
+    MicroKernels k = reference_microkernels();
 #define AMXBLAS_BACKEND(id, built, detector, microkernels, unusable_reason) \
     if constexpr ((built) != 0) {                                       \
-        if (b == Backend::id) return microkernels();                   \
+        if (b == Backend::id) k = microkernels();                      \
     }
 #include "kernels/common/backends.def"
 #undef AMXBLAS_BACKEND
-    return reference_microkernels();
+    if (!k.product_s8) {
+        k.int8_geometry = kAmxInt8Geometry;
+        k.product_s8 = reference_product_s8;
+    }
+    return k;
 }
 
 }  // namespace amxblas::kernels

@@ -65,6 +65,8 @@
 // and keeps it for the next call; others do nothing).
 #pragma once
 
+#include <cstdint>
+
 #include "kernels/common/bf16.h"
 
 namespace amxblas::kernels {
@@ -106,6 +108,25 @@ struct Fp32Panels {
     const bf16_t* b[3];
 };
 
+// INT8 products, for the FP64 INT8 engine (kernels/int8/). The same contract on signed bytes:
+// c := A * B over the panel, one mr x nr INT32 tile, overwritten (row stride ldc int32s). The
+// geometry's kstep is the K values of one block and nr_vnni the columns of one B row, which
+// holds 4 consecutive K values of each (VNNI quads, as TDPBSSD and VPDPBUSD read them):
+//
+//   A block: mr rows of op(A) x kstep K values, row-major: A(r, kk) at r * kstep + kk.
+//   B block: B(kk, c) at (c / g) * (kstep * g) + (kk / 4) * (4 * g) + (c % g) * 4 + kk % 4.
+//
+// Arithmetic: exact. Every product of two values in [-128, 127] is exact and so is every
+// INT32 sum, because the caller keeps a panel at most kInt8MaxPanelDepth deep (the VNNI
+// kernel's unsigned offset, a + 128, must not overflow either: 255 * 128 * 2^16 < 2^31).
+// So every backend returns the same integers, in any order of summation.
+//
+// For kAmxInt8Geometry (2 KiB per block, as for BF16): an A block is two AMX tiles of 16 rows x
+// 64 bytes, a B block two of 16 rows (K quads) x 16 columns x 4 bytes; TDPBSSD multiplies them.
+constexpr TileGeometry kAmxInt8Geometry{32, 32, 64, 16};
+constexpr int kInt8MaxPanelDepth = 1 << 16;
+using Int8Product = void (*)(int ksteps, const std::int8_t* a, const std::int8_t* b, std::int32_t* c, int ldc);
+
 struct MicroKernels {
     TileGeometry geometry;  // the tile and packed block shapes this set works on
     void (*thread_begin)();
@@ -115,6 +136,10 @@ struct MicroKernels {
     void (*fp32_chain)(int ksteps, const Fp32Panels& p, float* c, int ldc);
     // c := A * B over the panel, one component product.
     void (*product)(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc);
+    // The INT8 engine's product and its geometry (see above); microkernels_for() gives a set
+    // that has none the reference one.
+    TileGeometry int8_geometry = kAmxInt8Geometry;
+    Int8Product product_s8 = nullptr;
 };
 
 // Each backend's table, declared from its row of kernels/common/backends.def: starts from the
@@ -129,5 +154,6 @@ struct MicroKernels {
 // the reference kernel for any geometry is in microkernel_reference.h.
 void reference_fp32_chain(int ksteps, const Fp32Panels& p, float* c, int ldc);
 void reference_product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc);
+void reference_product_s8(int ksteps, const std::int8_t* a, const std::int8_t* b, std::int32_t* c, int ldc);
 
 }  // namespace amxblas::kernels

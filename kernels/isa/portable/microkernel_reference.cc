@@ -60,11 +60,39 @@ void reference_product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, i
     Reference::product(ksteps, a, b, c, ldc);
 }
 
+// Exact INT32 dot products in the order of the K values; any order gives the same integers.
+void reference_product_s8(int ksteps, const std::int8_t* a, const std::int8_t* b, std::int32_t* c, int ldc) {
+    constexpr TileGeometry g = kAmxInt8Geometry;
+    constexpr int kA = g.mr * g.kstep, kB = g.kstep * g.nr;
+#if AMXBLAS_CHECK_KERNEL_MEMORY
+    require_addressable(a, std::size_t(ksteps) * kA, "A panel");
+    require_addressable(b, std::size_t(ksteps) * kB, "B panel");
+    for (int r = 0; r < g.mr; ++r) require_addressable(c + std::size_t(r) * ldc, g.nr * sizeof(std::int32_t), "C tile row");
+#endif
+    std::int32_t acc[g.mr][g.nr] = {};
+    for (int s = 0; s < ksteps; ++s) {
+        const std::int8_t* as = a + std::size_t(s) * kA;
+        const std::int8_t* bs = b + std::size_t(s) * kB;
+        for (int q = 0; q < g.kstep / 4; ++q)
+            for (int r = 0; r < g.mr; ++r) {
+                const std::int8_t* ar = as + r * g.kstep + 4 * q;
+                for (int cc = 0; cc < g.nr; ++cc) {
+                    const std::int8_t* bq = bs + (cc / g.nr_vnni) * (g.kstep * g.nr_vnni) + q * 4 * g.nr_vnni +
+                                            (cc % g.nr_vnni) * 4;
+                    acc[r][cc] += ar[0] * bq[0] + ar[1] * bq[1] + ar[2] * bq[2] + ar[3] * bq[3];
+                }
+            }
+    }
+    for (int r = 0; r < g.mr; ++r) std::memcpy(c + std::size_t(r) * ldc, acc[r], sizeof acc[r]);
+}
+
 // The template's table with the entries above, which check their memory in sanitizer builds.
 MicroKernels reference_microkernels() {
     MicroKernels k = Reference::table();
     k.fp32_chain = reference_fp32_chain;
     k.product = reference_product;
+    k.int8_geometry = kAmxInt8Geometry;
+    k.product_s8 = reference_product_s8;
     return k;
 }
 
