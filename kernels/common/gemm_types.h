@@ -18,6 +18,12 @@ constexpr int kFp64Slices = 8;
 // per-entry error certificate holds (kernels/certificate/fp64_certificate.h, docs/fp64-certificate.md).
 constexpr int kFp64Auto = -1;
 
+// The FP64 engines (AMXBLAS_FP64_ENGINE): bf16, the paper's BF16 slices (6 ... 36 products);
+// int8, Ozaki scheme II on INT8 products (kernels/int8/: 6 ... 16 moduli, one product each);
+// automatic, per call: int8 where its certificate passes, else bf16 (with
+// fp64_products = kFp64Auto; a fixed count keeps bf16's meaning).
+enum class Fp64Engine : int { bf16, int8, automatic };
+
 // The micro-kernel backends of kernels/common/backends.def, in its order: amx (AMX-BF16, TDPBF16PS),
 // avx512 (AVX-512 BF16, VDPBF16PS), reference (portable scalar, the SDM's TDPBF16PS).
 enum class Backend : int {
@@ -49,14 +55,17 @@ struct PhaseTimes {
 
 // What an FP64 auto call decided (RunOptions::fp64_report).
 struct Fp64AutoReport {
-    int products = 0;     // 6 ... 36
+    Fp64Engine engine = Fp64Engine::bf16;  // the engine that ran (bf16 or int8)
+    int products = 0;     // bf16: 6 ... 36 products; int8: 6 ... 16 moduli
     double margin = 0;    // min over certified entries of (allowed bound) / (certified bound)
     long repaired = 0;    // entries of C recomputed in FP64 instead (ZGEMM: complex entries)
 };
 
 struct RunOptions {
     Backend backend = Backend::reference;
-    int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM, ZGEMM)
+    int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM, ZGEMM);
+                                         // int8 engine: 6 ... 16 moduli or kFp64Auto
+    Fp64Engine fp64_engine = Fp64Engine::bf16;
     double fp64_tol = 1;                 // auto: accepted factor over DGEMM's error bound
     Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed
     int threads = 1;                     // threads for split, pack and compute (kernels/runtime/thread_pool.h)

@@ -23,6 +23,7 @@
 #include "kernels/common/fortran_complex.h"
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/blocked_gemm.h"
+#include "kernels/int8/int8_gemm.h"
 #include "kernels/pack/pack.h"
 #include "kernels/common/reasons.h"
 #include "kernels/runtime/thread_pool.h"
@@ -126,6 +127,25 @@ const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptio
                                  write_complex_block(g, i0, j0, rows, cols, acc);
                              });
     });
+}
+
+const char* emulate_zgemm_int8(const GemmArgs<std::complex<double>>& g, const RunOptions& opt,
+                               const StructuralTest& structural) {
+    if (too_large(g.n, g.k)) return reason::memory_alloc_failed;
+    Int8Gemm call;
+    call.a = view_a(g);
+    call.b = view_b(g);
+    call.m = g.m;
+    call.n = 2 * g.n;
+    call.k = 2 * g.k;
+    call.gamma_terms = g.k + 1;  // per part, as the BF16 certificate's (docs/fp64-certificate.md, Section 9)
+    call.complex_parts = true;
+    call.write = [&g](int i0, int j0, int rows, int cols, const double* acc) {
+        write_complex_block(g, i0, j0, rows, cols, acc);
+    };
+    call.repairer = zgemm_repairer(g);
+    call.structural = structural;
+    return run_int8_fp64_gemm(call, opt);
 }
 
 const char* prepare_zgemm(const GemmArgs<std::complex<double>>& g, const RunOptions& opt, PreparedDgemm* out) {

@@ -118,6 +118,15 @@ bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit)
 const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at = nullptr,
                           std::size_t repairs = 0);
 
+// The INT8 engine (kernels/int8/int8_gemm.h) on DGEMM's arguments and on ZGEMM's (as the real
+// GEMM of the parts, as below): opt.fp64_products is the count of moduli (6 ... 16) or kFp64Auto,
+// whose certificate asks `structural` about the entries whose lower bound is 0 (in the real
+// GEMM's indices). One call: nothing is split before the certificate has decided.
+struct StructuralTest;
+const char* emulate_dgemm_int8(const GemmArgs<double>& args, const RunOptions& opt, const StructuralTest& structural);
+const char* emulate_zgemm_int8(const GemmArgs<std::complex<double>>& args, const RunOptions& opt,
+                               const StructuralTest& structural);
+
 // Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
 // imaginary parts, 2K deep and 2N wide: four real products per slice pair
 // (kernels/driver/complex_gemm.cc). CGEMM is one call with the FP32 method; ZGEMM is prepared like

@@ -9,6 +9,7 @@
 #include "kernels/driver/blocked_gemm.h"
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/prepared_dgemm_state.h"
+#include "kernels/int8/int8_gemm.h"
 #include "kernels/runtime/thread_pool.h"
 
 namespace amxblas::kernels {
@@ -66,6 +67,19 @@ const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
                                  write_block(g, i0, j0, rows, cols, acc);
                              });
     });
+}
+
+const char* emulate_dgemm_int8(const GemmArgs<double>& g, const RunOptions& opt, const StructuralTest& structural) {
+    Int8Gemm call;
+    call.a = {normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
+    call.b = {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
+    call.m = g.m;
+    call.n = g.n;
+    call.k = g.k;
+    call.write = [&g](int i0, int j0, int rows, int cols, const double* acc) { write_block(g, i0, j0, rows, cols, acc); };
+    call.repairer = dgemm_repairer(g);
+    call.structural = structural;
+    return run_int8_fp64_gemm(call, opt);
 }
 
 const char* prepare_dgemm(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {

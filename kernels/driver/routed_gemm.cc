@@ -93,11 +93,31 @@ const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, in
     return nullptr;
 }
 
+// The INT8 engine runs first when asked for, and under the automatic engine when the count is
+// auto (a fixed count keeps the BF16 engine's meaning: AMXBLAS_FP64_PRODUCTS=21 is the paper's
+// experiment).
+bool takes_int8(const RunOptions& opt) {
+    return opt.fp64_engine == Fp64Engine::int8 ||
+           (opt.fp64_engine == Fp64Engine::automatic && opt.fp64_products == kFp64Auto);
+}
+
+// Under the automatic engine, a call the INT8 certificate cannot pass goes on to the BF16
+// engine's auto, whose bound is different; anything else is final.
+bool bf16_after_int8(const RunOptions& opt, const char* why) {
+    return opt.fp64_engine == Fp64Engine::automatic && why == reason::accuracy_uncertified;
+}
+
 }  // namespace
 
 // Fixed product counts need no check between the phases: the normalised slices keep every
 // product and panel sum in range (kernels/isa/split.h). Auto certifies each entry first.
 const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt) {
+    if (takes_int8(opt)) {
+        StructuralZeros<double> zeros(args);
+        const char* why = emulate_dgemm_int8(args, opt, {[&zeros](int i, int j) { return zeros.spans_apart(i, j); },
+                                                         [&zeros](int i, int j) { return zeros.terms_zero(i, j); }});
+        if (!bf16_after_int8(opt, why)) return why;
+    }
     if (opt.fp64_products == kFp64Auto && k1_uncertified(args, opt.fp64_tol))
         return reason::accuracy_uncertified;
     PreparedDgemm prepared;
@@ -115,6 +135,13 @@ const char* emulate_gemm(const GemmArgs<std::complex<float>>& args, const RunOpt
 }
 
 const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt) {
+    if (takes_int8(opt)) {
+        StructuralZeros<std::complex<double>> zeros(args);
+        const char* why =
+            emulate_zgemm_int8(args, opt, {[&zeros](int i, int jr) { return zeros.spans_apart(i, jr / 2); },
+                                           [&zeros](int i, int jr) { return zeros.terms_zero(i, jr / 2); }});
+        if (!bf16_after_int8(opt, why)) return why;
+    }
     PreparedDgemm prepared;
     if (const char* why = prepare_zgemm(args, opt, &prepared)) return why;
     if (opt.fp64_products != kFp64Auto) return compute_dgemm(&prepared, opt.fp64_products);

@@ -60,7 +60,11 @@ void reference_product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, i
     Reference::product(ksteps, a, b, c, ldc);
 }
 
-// Exact INT32 dot products in the order of the K values; any order gives the same integers.
+// Exact INT32 dot products; any order gives the same integers. Each K step's B block is first
+// spread into rows of 16-bit values (bt[kk][c] = B(kk, c)), so that the inner loop runs over
+// 32 contiguous columns and the compiler vectorizes it with 16-bit multiplies into 32-bit sums
+// on any x86-64 (SSE2's PMADDWD / PMULLW), which made the kernel several times faster than
+// reading the VNNI quads in place.
 void reference_product_s8(int ksteps, const std::int8_t* a, const std::int8_t* b, std::int32_t* c, int ldc) {
     constexpr TileGeometry g = kAmxInt8Geometry;
     constexpr int kA = g.mr * g.kstep, kB = g.kstep * g.nr;
@@ -69,18 +73,19 @@ void reference_product_s8(int ksteps, const std::int8_t* a, const std::int8_t* b
     require_addressable(b, std::size_t(ksteps) * kB, "B panel");
     for (int r = 0; r < g.mr; ++r) require_addressable(c + std::size_t(r) * ldc, g.nr * sizeof(std::int32_t), "C tile row");
 #endif
-    std::int32_t acc[g.mr][g.nr] = {};
+    alignas(64) std::int32_t acc[g.mr][g.nr] = {};
+    alignas(64) std::int16_t bt[g.kstep][g.nr];
     for (int s = 0; s < ksteps; ++s) {
         const std::int8_t* as = a + std::size_t(s) * kA;
         const std::int8_t* bs = b + std::size_t(s) * kB;
-        for (int q = 0; q < g.kstep / 4; ++q)
-            for (int r = 0; r < g.mr; ++r) {
-                const std::int8_t* ar = as + r * g.kstep + 4 * q;
-                for (int cc = 0; cc < g.nr; ++cc) {
-                    const std::int8_t* bq = bs + (cc / g.nr_vnni) * (g.kstep * g.nr_vnni) + q * 4 * g.nr_vnni +
-                                            (cc % g.nr_vnni) * 4;
-                    acc[r][cc] += ar[0] * bq[0] + ar[1] * bq[1] + ar[2] * bq[2] + ar[3] * bq[3];
-                }
+        for (int kk = 0; kk < g.kstep; ++kk)
+            for (int cc = 0; cc < g.nr; ++cc)
+                bt[kk][cc] = bs[(cc / g.nr_vnni) * (g.kstep * g.nr_vnni) + (kk / 4) * (4 * g.nr_vnni) +
+                                (cc % g.nr_vnni) * 4 + kk % 4];
+        for (int r = 0; r < g.mr; ++r)
+            for (int kk = 0; kk < g.kstep; ++kk) {
+                const std::int16_t x = as[r * g.kstep + kk];
+                for (int cc = 0; cc < g.nr; ++cc) acc[r][cc] += std::int32_t(x * bt[kk][cc]);
             }
     }
     for (int r = 0; r < g.mr; ++r) std::memcpy(c + std::size_t(r) * ldc, acc[r], sizeof acc[r]);

@@ -1,0 +1,79 @@
+// The per-entry certificate of the INT8 engine (docs/fp64-int8.md, Section 4): from the
+// operands' facts (int8_facts.h) and one INT8 product of magnitudes, it picks the fewest
+// moduli at which every entry's error is provably within tol * gamma_n * (|op(A)||op(B)|)_ij,
+// before any residue is split: the bound does not depend on the products' results.
+//
+// Entry (i, j) at count c (halves h_A, h_B of the basis's range, int8_pack.h) is certified when
+//     (1 + u) (T_ij + eta_ij) (1 + 2^-30) <= (tol gamma_n - u) L_ij (1 - 2^-30),
+// or T_ij = eta_ij = 0 and tol gamma_n >= u (then the only error is the final rounding), with,
+// in units of 2^(e_i + f_j),
+//     T_ij = F^A_i 2^(nu_i - h_A) n1^B_j + F^B_j 2^(nu_j - h_B) n1^A_i + F^A_i F^B_j K 2^(nu_i + nu_j - h_A - h_B),
+//     L_ij = lhat_ij 2^-14 (lhat: the exact INT8 product of the magnitude digits),
+// F the "some entry of the row (column) is not an integer once scaled" flags, eta the
+// underflow term. Entries with lhat = 0 ask the structural-zero test (fp64_structural_zeros.h),
+// which the INT8 engine also computes exactly.
+//
+// Past the fewest moduli that certify, auto adds moduli (up to kInt8MaxModuli) until every
+// certified entry also meets the test with u in place of tol gamma_n - u: its representation
+// error is then below one unit roundoff of (|A||B|)_ij, and the result as accurate as DGEMM's
+// usual actual error, not only within its worst-case bound (issue 24's target: no larger error
+// than OpenBLAS's DGEMM). This costs a modulus or two: 14 -> 16 on uniform data, N = 512.
+//
+// Block by block, as Fp64BlockCertificate: add_block for every block of lhat, decide, then
+// failing_in only when some entry fails at the count picked.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "kernels/certificate/fp64_certificate.h"
+#include "kernels/int8/crt_basis.h"
+#include "kernels/int8/int8_facts.h"
+
+namespace amxblas::kernels {
+
+struct Int8Decision {
+    int count = 0;       // moduli picked; 0 when none certifies enough entries
+    long failing = 0;    // entries not certified at `count` (to repair)
+    double margin = 0;   // min over certified entries of rhs / lhs at `count`
+};
+
+class Int8BlockCertificate {
+public:
+    // gamma_terms: the n of gamma_n (DGEMM: K; ZGEMM's real GEMM: K + 1). Counts from
+    // min_count to kInt8MaxModuli are considered (those whose halves fit sqrt(K), int8_halves).
+    // False when none does.
+    bool begin(const Int8OperandFacts& a, const Int8OperandFacts& b, int gamma_terms, double tol, int min_count,
+               StructuralTest structural);
+    // lhat(i0 + i, j0 + j) = lower[i * ld + j]. Any thread, blocks disjoint.
+    void add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld);
+    void decide(Int8Decision* out);
+    // After decide: appends i + j * m of the block's entries failing at the count picked.
+    void failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
+                    std::vector<std::size_t>* out) const;
+
+private:
+    // Bit c of the result: entry (i, j) passes at count c on its bound; *margin_at gets the
+    // margins (rhs / lhs, or infinity where lhs = 0), *tight bit c whether it also passes
+    // against u (see above).
+    unsigned passes(int i, int j, double lhat, double* margin_at, unsigned* tight) const;
+
+    const Int8OperandFacts* a_ = nullptr;
+    const Int8OperandFacts* b_ = nullptr;
+    StructuralTest structural_;
+    int min_count_ = 0, max_count_ = 0, count_ = 0, k_ = 0;
+    double rhs_factor_ = 0;  // (tol gamma_n - u) 2^-14 (1 - 2^-30)
+    double tight_factor_ = 0;  // u 2^-14 (1 - 2^-30)
+    bool exact_passes_ = false;  // tol gamma_n >= u
+    int half_a_[kInt8MaxModuli + 1] = {}, half_b_[kInt8MaxModuli + 1] = {};
+    std::mutex merge_;
+    std::int64_t failing_[kInt8MaxModuli + 1] = {};
+    std::int64_t loose_[kInt8MaxModuli + 1] = {};  // certified but not tight
+    double margin_[kInt8MaxModuli + 1] = {};
+    std::vector<std::size_t> pending_;    // lhat 0, spans meeting, failing everywhere: for decide
+    std::vector<std::size_t> by_terms_;   // proved zero term by term, ascending
+};
+
+}  // namespace amxblas::kernels

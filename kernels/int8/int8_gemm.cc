@@ -1,0 +1,246 @@
+#include "kernels/int8/int8_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <vector>
+
+#include "kernels/common/reasons.h"
+#include "kernels/driver/macro_kernel.h"
+#include "kernels/int8/crt_reconstruct.h"
+#include "kernels/int8/int8_certificate.h"
+#include "kernels/int8/int8_walk.h"
+#include "kernels/runtime/workspace.h"
+
+namespace amxblas::kernels {
+namespace {
+
+constexpr TileGeometry g = kAmxInt8Geometry;
+constexpr std::size_t kAlign = 64;
+
+std::size_t aligned(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+// Runs body(i0, j0, rows, cols) over the kBlockM x kBlockN blocks of a super-block, on the
+// pool's threads.
+template <typename Body>
+void for_each_out_block(int rows, int cols, int threads, Body&& body) {
+    const int mb = (rows + kBlockM - 1) / kBlockM, nb = (cols + kBlockN - 1) / kBlockN;
+    parallel_for(threads, mb * nb, [&](int q, int participant) {
+        const int bi = (q / nb) * kBlockM, bj = (q % nb) * kBlockN;
+        body(bi, bj, std::min(kBlockM, rows - bi), std::min(kBlockN, cols - bj), participant);
+    });
+}
+
+// The residues of acc reduced into (-m/2, m/2], so that the next chunk's sums stay below 2^31.
+void reduce_residues(const CrtBasis& basis, const Int8Buffers& ws, int rows, int cols, int threads) {
+    parallel_for(threads, basis.count, [&](int l, int) {
+        const int m = basis.m[l], h = m / 2;
+        for (int r = 0; r < rows; ++r) {
+            std::int32_t* acc = ws.acc + l * ws.acc_layer + std::size_t(r) * ws.acc_ld;
+            for (int c = 0; c < cols; ++c) {
+                int v = acc[c] % m;
+                v -= v > h ? m : 0;
+                v += v < -h ? m : 0;
+                acc[c] = v;
+            }
+        }
+    });
+}
+
+// int8_chunking, made smaller where opt asks (RunOptions::chunk_rows, chunk_cols, chunk_depth:
+// the tests that check that chunking changes no bit).
+Int8Chunking chunking_for(const Int8Gemm& call, int layers, bool extra, const RunOptions& opt) {
+    Int8Chunking ch = int8_chunking(call.m, call.n, call.k, layers, extra, opt.threads);
+    if (opt.chunk_rows > 0) ch.mc = std::min(ch.mc, round_up(opt.chunk_rows, g.mr));
+    if (opt.chunk_cols > 0) ch.nc = std::min(ch.nc, round_up(opt.chunk_cols, g.nr));
+    if (opt.chunk_depth > 0) ch.kc = std::min(ch.kc, round_up(opt.chunk_depth, g.kstep));
+    return ch;
+}
+
+struct Facts {
+    Int8OperandFacts a, b;
+};
+
+// Step 2: the magnitude product and the certificate; fail_at gets the entries to repair.
+const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt, const MicroKernels& mk,
+                    Int8Decision* decision, std::vector<std::size_t>* fail_at) {
+    Int8BlockCertificate cert;
+    if (!cert.begin(f.a, f.b, call.gamma_terms ? call.gamma_terms : call.k, opt.fp64_tol, kInt8MinModuli,
+                    call.structural))
+        return reason::accuracy_uncertified;
+    const Int8Chunking ch = chunking_for(call, 1, true, opt);
+    WorkspaceLease lease;
+    if (const char* why = lease_workspace(int8_workspace_bytes(ch, true, opt.threads), opt.workspace_cap_bytes, &lease))
+        return why;
+    const Int8Buffers ws = int8_buffers(lease.data(), ch, true, opt.threads);
+    const auto lower_pass = [&](auto&& visit) {
+        walk_int8(
+            call.m, call.n, call.k, ch, ws, mk, opt.threads,
+            [&](int o0, int outer, int k0, int kc) { pack_int8_magnitudes(true, call.a, f.a, o0, outer, k0, kc, ws.a[0], opt.threads); },
+            [&](int o0, int outer, int k0, int kc) { pack_int8_magnitudes(false, call.b, f.b, o0, outer, k0, kc, ws.b[0], opt.threads); },
+            [&](int i0, int j0, int rows, int cols, bool last) {
+                // The INT32 chunk sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
+                for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int) {
+                    for (int r = 0; r < br; ++r) {
+                        const std::int32_t* acc = ws.acc + std::size_t(bi + r) * ws.acc_ld + bj;
+                        double* low = ws.extra + std::size_t(bi + r) * ws.acc_ld + bj;
+                        for (int c = 0; c < bc; ++c) low[c] += double(acc[c]);
+                    }
+                    // acc restarts at the next chunk (walk_int8 assigns on k0 = 0 only): clear it.
+                    for (int r = 0; r < br; ++r)
+                        std::fill_n(ws.acc + std::size_t(bi + r) * ws.acc_ld + bj, bc, 0);
+                    if (last) {
+                        visit(i0 + bi, j0 + bj, br, bc, ws.extra + std::size_t(bi) * ws.acc_ld + bj, std::size_t(ws.acc_ld));
+                        for (int r = 0; r < br; ++r) std::fill_n(ws.extra + std::size_t(bi + r) * ws.acc_ld + bj, bc, 0.0);
+                    }
+                });
+            });
+    };
+    std::fill_n(ws.extra, std::size_t(ws.acc_layer), 0.0);
+    lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
+        cert.add_block(i0, j0, rows, cols, low, ld);
+    });
+    cert.decide(decision);
+    if (decision->failing > fp64_repair_limit(call.m, call.n)) return reason::accuracy_uncertified;
+    if (decision->failing > 0) {
+        std::mutex hold;
+        lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
+            std::vector<std::size_t> mine;
+            cert.failing_in(i0, j0, rows, cols, low, ld, &mine);
+            std::lock_guard<std::mutex> lock(hold);
+            fail_at->insert(fail_at->end(), mine.begin(), mine.end());
+        });
+        std::sort(fail_at->begin(), fail_at->end());
+    }
+    return nullptr;
+}
+
+// Step 3: the residue products, the reconstruction and C.
+const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOptions& opt, const MicroKernels& mk) {
+    const CrtBasis& basis = crt_basis(count);
+    Int8Halves halves;
+    if (!int8_halves(basis, call.k, &halves)) return reason::config_fp64_products;
+    const Int8Chunking ch = chunking_for(call, count, false, opt);
+    WorkspaceLease lease;
+    if (const char* why = lease_workspace(int8_workspace_bytes(ch, false, opt.threads), opt.workspace_cap_bytes, &lease))
+        return why;
+    const Int8Buffers ws = int8_buffers(lease.data(), ch, false, opt.threads);
+    walk_int8(
+        call.m, call.n, call.k, ch, ws, mk, opt.threads,
+        [&](int o0, int outer, int k0, int kc) { pack_int8_residues(true, call.a, f.a, halves.a, basis, o0, outer, k0, kc, ws.a, opt.threads); },
+        [&](int o0, int outer, int k0, int kc) { pack_int8_residues(false, call.b, f.b, halves.b, basis, o0, outer, k0, kc, ws.b, opt.threads); },
+        [&](int i0, int j0, int rows, int cols, bool last) {
+            if (!last) {
+                // Only the residues matter: reduced, the sums of the next chunk cannot overflow
+                // whatever K is (a chunk adds below 2^26).
+                reduce_residues(basis, ws, rows, cols, opt.threads);
+                return;
+            }
+            for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int participant) {
+                double* out = ws.blocks + std::size_t(participant) * kBlockM * kBlockN;
+                for (int r = 0; r < br; ++r) {
+                    const int i = i0 + bi + r, s = int8_shift(f.a, i, halves.a);
+                    const std::int32_t* res = ws.acc + std::size_t(bi + r) * ws.acc_ld + bj;
+                    for (int c = 0; c < bc; ++c) {
+                        const int t = int8_shift(f.b, j0 + bj + c, halves.b);
+                        const double p = round_to_double(crt_value(basis, res + c, ws.acc_layer));
+                        out[r * kBlockN + c] = p == 0 ? 0.0 : std::ldexp(p, -s - t);
+                    }
+                }
+                call.write(i0 + bi, j0 + bj, br, bc, out);
+            });
+        });
+    return nullptr;
+}
+
+}  // namespace
+
+Int8Chunking int8_chunking(int m, int n, int k, int layers, bool extra, int threads) {
+    Int8Chunking ch;
+    ch.layers = layers;
+    ch.kc = std::min(round_up(k, g.kstep), kInt8ChunkDepth);
+    const int mp = round_up(m, g.mr), np = round_up(n, g.nr);
+    for (int x = 4096; x >= 32; x /= 2) {
+        ch.mc = std::min(mp, x);
+        ch.nc = std::min(np, x);
+        if (int8_workspace_bytes(ch, extra, threads) <= kInt8BudgetBytes) break;
+    }
+    return ch;
+}
+
+std::size_t int8_workspace_bytes(const Int8Chunking& ch, bool extra, int threads) {
+    const std::size_t mp = round_up(ch.mc, g.mr), np = round_up(ch.nc, g.nr);
+    std::size_t bytes = 0;
+    bytes += std::size_t(ch.layers) * aligned(int8_layer_bytes(ch.mc, ch.kc));
+    bytes += std::size_t(ch.layers) * aligned(int8_layer_bytes(ch.nc, ch.kc));
+    bytes += std::size_t(ch.layers) * aligned(mp * np * sizeof(std::int32_t));
+    if (extra) bytes += aligned(mp * np * sizeof(double));
+    bytes += std::size_t(threads) * aligned(std::size_t(g.mr) * g.nr * sizeof(std::int32_t));
+    bytes += std::size_t(threads) * aligned(std::size_t(kBlockM) * kBlockN * sizeof(double));
+    return bytes;
+}
+
+Int8Buffers int8_buffers(void* p, const Int8Chunking& ch, bool extra, int threads) {
+    char* at = static_cast<char*>(p);
+    const auto take = [&at](std::size_t bytes) {
+        char* r = at;
+        at += aligned(bytes);
+        return r;
+    };
+    Int8Buffers ws;
+    for (int l = 0; l < ch.layers; ++l) ws.a[l] = reinterpret_cast<std::int8_t*>(take(int8_layer_bytes(ch.mc, ch.kc)));
+    for (int l = 0; l < ch.layers; ++l) ws.b[l] = reinterpret_cast<std::int8_t*>(take(int8_layer_bytes(ch.nc, ch.kc)));
+    ws.acc_ld = round_up(ch.nc, g.nr);
+    ws.acc_layer = std::size_t(round_up(ch.mc, g.mr)) * ws.acc_ld;
+    ws.acc = reinterpret_cast<std::int32_t*>(take(std::size_t(ch.layers) * aligned(ws.acc_layer * sizeof(std::int32_t))));
+    if (extra) ws.extra = reinterpret_cast<double*>(take(ws.acc_layer * sizeof(double)));
+    ws.tiles = reinterpret_cast<std::int32_t*>(take(std::size_t(threads) * aligned(std::size_t(g.mr) * g.nr * sizeof(std::int32_t))));
+    ws.blocks = reinterpret_cast<double*>(take(std::size_t(threads) * std::size_t(kBlockM) * kBlockN * sizeof(double)));
+    return ws;
+}
+
+std::size_t int8_dgemm_workspace_bytes(int m, int n, int k, int threads, int moduli) {
+    return std::max(int8_workspace_bytes(int8_chunking(m, n, k, 1, true, threads), true, threads),
+                    int8_workspace_bytes(int8_chunking(m, n, k, moduli, false, threads), false, threads));
+}
+
+const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
+    return guarded([&]() -> const char* {
+        if (const char* why = check_backend(opt)) return why;
+        const bool automatic = opt.fp64_products == kFp64Auto;
+        if (!automatic && (opt.fp64_products < kInt8MinModuli || opt.fp64_products > kInt8MaxModuli))
+            return reason::config_fp64_products;
+        const MicroKernels mk = kernels_for(opt);
+        Facts f;
+        if (const char* why = int8_operand_facts(call.a, true, opt.threads, &f.a)) return why;
+        if (const char* why = int8_operand_facts(call.b, false, opt.threads, &f.b)) return why;
+        int count = opt.fp64_products;
+        Int8Decision decision;
+        std::vector<std::size_t> fail_at;
+        if (automatic) {
+            if (const char* why = certify(call, f, opt, mk, &decision, &fail_at)) return why;
+            count = decision.count;
+        }
+        std::function<void(int)> repairs;
+        if (!fail_at.empty()) {
+            if (!call.repairer) return reason::accuracy_uncertified;
+            repairs = call.repairer(fail_at.data(), fail_at.size());
+        }
+        if (const char* why = compute(call, f, count, opt, mk)) return why;
+        if (repairs) repairs(opt.threads);
+        if (opt.fp64_report) {
+            opt.fp64_report->products = count;
+            opt.fp64_report->margin = automatic ? decision.margin : 0;
+            opt.fp64_report->engine = Fp64Engine::int8;
+            if (call.complex_parts) {  // columns 2j and 2j + 1 are the parts of C's column j
+                const std::size_t m = std::size_t(call.m);
+                for (std::size_t& at : fail_at) at = at % m + at / m / 2 * m;
+                fail_at.erase(std::unique(fail_at.begin(), fail_at.end()), fail_at.end());
+            }
+            opt.fp64_report->repaired = long(fail_at.size());
+        }
+        return nullptr;
+    });
+}
+
+}  // namespace amxblas::kernels

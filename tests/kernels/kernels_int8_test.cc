@@ -1,0 +1,321 @@
+// The INT8 FP64 engine (kernels/int8/, docs/fp64-int8.md): the CRT reconstruction exact, the
+// certificate's promise entry by entry against an exact reference (DGEMM and ZGEMM, every
+// shape it must handle), the results bitwise identical across thread counts and chunkings,
+// and the calls it cannot certify forwarded.
+#include <algorithm>
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/driver/routed_gemm.h"
+#include "kernels/int8/crt_basis.h"
+#include "kernels/int8/crt_reconstruct.h"
+#include "tests/kernels/kernels_test_util.h"
+
+using namespace amxblas::kernels;
+
+namespace {
+
+// (op(A) op(B))_ij to about 2^-100 relative to (|A||B|)_ij (TwoProduct by FMA, TwoSum).
+double exact_entry(const GemmArgs<double>& g, int i, int j) {
+    double hi = 0, lo = 0;
+    for (int l = 0; l < g.k; ++l) {
+        const double a = kt::op_at(g.transa, g.a, g.lda, i, l), b = kt::op_at(g.transb, g.b, g.ldb, l, j);
+        const double p = a * b, pe = std::fma(a, b, -p);
+        const double s = hi + p, bb = s - hi, se = (hi - (s - bb)) + (p - bb);
+        hi = s;
+        lo += se + pe;
+    }
+    return hi + lo;
+}
+
+struct Case {
+    std::vector<double> a, b, c;
+    GemmArgs<double> g;
+};
+
+Case make_case(char ta, char tb, int m, int n, int k, std::uint64_t seed) {
+    Case cs;
+    const int lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n;
+    cs.a = kt::random_matrix<double>(std::size_t(lda) * (ta == 'N' ? k : m), seed);
+    cs.b = kt::random_matrix<double>(std::size_t(ldb) * (tb == 'N' ? n : k), seed + 1);
+    cs.c.assign(std::size_t(m) * n, NAN);
+    cs.g = GemmArgs<double>{ta, tb, m, n, k, 1.0, cs.a.data(), lda, cs.b.data(), ldb, 0.0, cs.c.data(), m};
+    return cs;
+}
+
+RunOptions int8_options(int products, int threads) {
+    RunOptions o = kt::options(products, threads);
+    o.fp64_engine = Fp64Engine::int8;
+    return o;
+}
+
+// Runs the INT8 engine (auto unless `products`) and checks |C - AB| <= tol gamma_K (|A||B|)_ij
+// for every entry (alpha = 1, beta = 0).
+Fp64AutoReport check_certified(Case& cs, int threads, double tol = 1, int products = kFp64Auto) {
+    RunOptions o = int8_options(products, threads);
+    o.fp64_tol = tol;
+    Fp64AutoReport rep;
+    o.fp64_report = &rep;
+    const char* why = amxblas::kernels::emulate_gemm(cs.g, o);
+    if (why) fail_msg("int8 forwarded: %s", why);
+    const GemmArgs<double>& g = cs.g;
+    const double ku = g.k * 0x1p-53, gamma = ku / (1 - ku);
+    const std::vector<double> ab = kt::abs_product(g);
+    for (int j = 0; j < g.n; ++j)
+        for (int i = 0; i < g.m; ++i) {
+            const double want = exact_entry(g, i, j), got = cs.c[i + std::size_t(j) * g.m];
+            const double allowed = tol * gamma * ab[i + std::size_t(j) * g.m] * (1 + 0x1p-20);
+            if (!(std::fabs(got - want) <= allowed))
+                fail_msg("m=%d n=%d k=%d moduli=%d: C(%d,%d) = %.17g, exact %.17g, error %.3g > %.3g", g.m, g.n, g.k,
+                         rep.products, i, j, got, want, std::fabs(got - want), allowed);
+        }
+    assert_true(rep.engine == Fp64Engine::int8);
+    assert_true(rep.products >= kInt8MinModuli && rep.products <= kInt8MaxModuli);
+    if (products == kFp64Auto) assert_true(rep.margin >= 1);
+    return rep;
+}
+
+void test_moduli_coprime_and_ranges(void**) {
+    for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
+        const CrtBasis& b = crt_basis(c);
+        assert_int_equal(b.count, c);
+        assert_int_equal(b.m[0], 256);
+        for (int l = 0; l < c; ++l) {
+            assert_true(b.m[l] <= 256 && b.m[l] > 128);
+            for (int r = 0; r < l; ++r) {
+                int x = b.m[l], y = b.m[r];
+                while (y) std::swap(x %= y, y);
+                assert_int_equal(x, 1);
+            }
+            assert_int_equal(int((b.w[l] % u128(b.m[l])) * u128(b.q[l]) % u128(b.m[l])), 1);
+        }
+        assert_true(b.range_bits <= 125 && (u128(1) << b.range_bits) <= b.M / 4);
+        if (c > kInt8MinModuli) assert_true(b.range_bits >= crt_basis(c - 1).range_bits);
+    }
+    assert_int_equal(crt_basis(13).range_bits, 100);  // M = 2^102.5
+    assert_int_equal(crt_basis(16).range_bits, 123);  // M = 2^125.4
+}
+
+// One rounding to nearest even from any 128-bit integer: cases on both sides of every tie.
+void test_round_to_double(void**) {
+    kt::Rng r(3);
+    for (int shift = 0; shift <= 70; ++shift)
+        for (int trial = 0; trial < 50; ++trial) {
+            const std::uint64_t mant = std::uint64_t(std::fabs(r.uniform()) * 0x1p52) | (std::uint64_t(1) << 52) | std::uint64_t(trial & 1);
+            const __int128 base = __int128(mant) << shift;
+            const double want_base = std::ldexp(double(mant), shift);
+            assert_true(round_to_double(base) == want_base);
+            assert_true(round_to_double(-base) == -want_base);
+            if (shift == 0) continue;
+            const __int128 half = __int128(1) << (shift - 1);
+            const double up = std::ldexp(double(mant + 1), shift);
+            assert_true(round_to_double(base + half - 1) == want_base);
+            assert_true(round_to_double(base + half + 1) == up);
+            assert_true(round_to_double(base + half) == ((mant & 1) ? up : want_base));
+            assert_true(round_to_double(-(base + half + 1)) == -up);
+        }
+    assert_true(round_to_double(0) == 0.0);
+    assert_true(round_to_double((__int128(1) << 124) + 1) == 0x1p124);
+}
+
+// Every integer below 2^range_bits comes back exactly from residues given as any
+// representatives (the accumulators are not reduced).
+void test_crt_recovers_exactly(void**) {
+    kt::Rng r(11);
+    for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
+        const CrtBasis& b = crt_basis(c);
+        for (int trial = 0; trial < 2000; ++trial) {
+            const int bits = 1 + int(r.uniform() * 0.5 * (b.range_bits - 1) + 0.5 * (b.range_bits - 1));
+            __int128 x = 0;
+            for (int w = 0; w < bits; w += 30) x = (x << 30) | __int128(std::uint32_t(std::fabs(r.uniform()) * 0x1p30));
+            x &= (__int128(1) << bits) - 1;
+            if (trial % 7 == 0) x = (__int128(1) << b.range_bits) - 1;  // the edge
+            if (trial & 1) x = -x;
+            std::int32_t res[kInt8MaxModuli];
+            for (int l = 0; l < c; ++l) {
+                __int128 v = x % b.m[l];
+                res[l] = std::int32_t(v) + b.m[l] * int(r.uniform() * 1000);
+            }
+            assert_true(crt_value(b, res, 1) == x);
+        }
+    }
+}
+
+void test_uniform_certified(void**) {
+    for (int k : {1, 2, 7, 64, 300}) {
+        Case cs = make_case('N', 'T', 37, 45, k, 10 + k);
+        const Fp64AutoReport r = check_certified(cs, 2);
+        if (k >= 64) assert_int_equal(r.repaired, 0);
+    }
+}
+
+void test_transposes_and_fixed_counts(void**) {
+    for (char ta : {'N', 'T'})
+        for (char tb : {'N', 'T'}) {
+            Case cs = make_case(ta, tb, 33, 65, 129, 5 + ta + tb);
+            const Fp64AutoReport r = check_certified(cs, 1);
+            // Every count from the one auto picked up certifies too (the bound only shrinks).
+            Case again = make_case(ta, tb, 33, 65, 129, 5 + ta + tb);
+            check_certified(again, 2, 1, std::max(r.products, kInt8MaxModuli));
+        }
+}
+
+void test_log_uniform_certified(void**) {
+    Case cs = make_case('T', 'N', 50, 41, 200, 77);
+    kt::Rng r(5);
+    for (auto* x : {&cs.a, &cs.b})
+        for (double& e : *x) e = std::ldexp(e, int(std::lround(r.uniform() * 20)));
+    check_certified(cs, 1);
+}
+
+// Rows 2^600 apart, subnormals, a zero row and column, K = 1 with values of few bits (exact:
+// certified although gamma_1 is one rounding).
+void test_wide_ranges_and_exact_inputs(void**) {
+    Case cs = make_case('N', 'N', 33, 40, 24, 9);
+    for (int l = 0; l < 24; ++l)
+        for (int i = 0; i < 33; ++i) cs.a[i + std::size_t(l) * 33] *= std::ldexp(1.0, 50 * (i % 13) - 300);
+    for (int j = 0; j < 40; ++j)
+        for (int l = 0; l < 24; ++l) cs.b[l + std::size_t(j) * 24] *= std::ldexp(1.0, 300 - 45 * (j % 14));
+    for (int l = 0; l < 24; ++l) cs.a[5 + std::size_t(l) * 33] = 0;
+    for (int l = 0; l < 24; ++l) cs.b[l + 7 * 24] = 0;
+    cs.a[3] = 4.9e-324;
+    check_certified(cs, 2);
+
+    Case k1 = make_case('N', 'N', 20, 30, 1, 4);
+    for (double& x : k1.a) x = std::round(x * 64) / 8;
+    for (double& x : k1.b) x = std::round(x * 1024) / 4;
+    const Fp64AutoReport r = check_certified(k1, 1);
+    assert_int_equal(r.repaired, 0);
+    for (int j = 0; j < 30; ++j)
+        for (int i = 0; i < 20; ++i) assert_true(k1.c[i + j * 20] == k1.a[i] * k1.b[j]);
+}
+
+// Entries whose terms all have a zero factor are exact; block-diagonal operands route.
+void test_structural_zeros(void**) {
+    Case cs = make_case('N', 'N', 40, 40, 40, 21);
+    for (int l = 0; l < 40; ++l)
+        for (int i = 0; i < 40; ++i) {
+            if ((i < 20) != (l < 20)) cs.a[i + l * 40] = 0;
+            if ((i < 20) != (l < 20)) cs.b[i + l * 40] = 0;
+        }
+    check_certified(cs, 2);
+    for (int j = 0; j < 40; ++j)
+        for (int i = 0; i < 40; ++i)
+            if ((i < 20) != (j < 20)) assert_true(cs.c[i + j * 40] == 0);
+}
+
+// Rows whose second value is 2^-80 of the first and has 53 significant bits, against columns
+// the other way round: no count of moduli represents both, every entry fails, and the call is
+// forwarded with C untouched.
+void test_uncertifiable_forwarded(void**) {
+    Case cs = make_case('N', 'N', 16, 16, 2, 1);
+    const double tiny = std::ldexp(1 + 0x1p-52, -80);
+    for (int i = 0; i < 16; ++i) {
+        cs.a[i] = 1 + i * 0x1p-40;
+        cs.a[i + 16] = tiny * (1 + i * 0x1p-20);
+        cs.b[2 * i] = tiny * (1 + i * 0x1p-21);
+        cs.b[2 * i + 1] = 1 + i * 0x1p-41;
+    }
+    RunOptions o = int8_options(kFp64Auto, 1);
+    const char* why = amxblas::kernels::emulate_gemm(cs.g, o);
+    assert_non_null(why);
+    assert_string_equal(why, "accuracy:uncertified");
+    for (double c : cs.c) assert_true(std::isnan(c));
+}
+
+// The same bits with 1 and 2 threads and with the call cut into small chunks (several
+// super-blocks and K chunks, whose residues are reduced between chunks).
+void test_bitwise_threads_and_chunks(void**) {
+    for (int products : {kFp64Auto, 9, 14}) {
+        Case base = make_case('T', 'N', 70, 90, 300, 31);
+        RunOptions o = int8_options(products, 1);
+        assert_null(amxblas::kernels::emulate_gemm(base.g, o));
+        for (int variant = 0; variant < 3; ++variant) {
+            Case cs = make_case('T', 'N', 70, 90, 300, 31);
+            RunOptions v = int8_options(products, variant == 0 ? 2 : 1 + variant % 2);
+            if (variant >= 1) {
+                v.chunk_rows = 32;
+                v.chunk_cols = 64;
+                v.chunk_depth = variant == 1 ? 64 : 128;
+            }
+            assert_null(amxblas::kernels::emulate_gemm(cs.g, v));
+            assert_memory_equal(cs.c.data(), base.c.data(), cs.c.size() * sizeof(double));
+        }
+    }
+}
+
+// ZGEMM: each part within gamma_{K+1} of its own |.| sums (docs/fp64-certificate.md, Section 9),
+// for every op including the conjugate transpose.
+void test_zgemm_certified(void**) {
+    using Z = std::complex<double>;
+    for (char ta : {'N', 'C'})
+        for (char tb : {'T', 'C'}) {
+            const int m = 19, n = 23, k = 37;
+            kt::Rng r(ta * 7 + tb);
+            std::vector<Z> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n, Z(NAN, NAN));
+            for (auto& x : a) x = Z(r.uniform(), r.uniform());
+            for (auto& x : b) x = Z(r.uniform(), r.uniform());
+            const int lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n;
+            GemmArgs<Z> g{ta, tb, m, n, k, Z(1, 0), a.data(), lda, b.data(), ldb, Z(0, 0), c.data(), m};
+            RunOptions o = int8_options(kFp64Auto, 2);
+            Fp64AutoReport rep;
+            o.fp64_report = &rep;
+            assert_null(amxblas::kernels::emulate_gemm(g, o));
+            assert_true(rep.engine == Fp64Engine::int8);
+            const double nu = (k + 1) * 0x1p-53, gamma = nu / (1 - nu);
+            const auto at = [](char t, const std::vector<Z>& x, int ld, int row, int col) {
+                const Z v = t == 'N' ? x[row + std::size_t(col) * ld] : x[col + std::size_t(row) * ld];
+                return t == 'C' ? std::conj(v) : v;
+            };
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < m; ++i) {
+                    long double re = 0, im = 0, wre = 0, wim = 0;
+                    for (int l = 0; l < k; ++l) {
+                        const Z x = at(ta, a, lda, i, l), y = at(tb, b, ldb, l, j);
+                        re += (long double)x.real() * y.real() - (long double)x.imag() * y.imag();
+                        im += (long double)x.real() * y.imag() + (long double)x.imag() * y.real();
+                        wre += std::fabs(x.real() * y.real()) + std::fabs(x.imag() * y.imag());
+                        wim += std::fabs(x.real() * y.imag()) + std::fabs(x.imag() * y.real());
+                    }
+                    const Z got = c[i + std::size_t(j) * m];
+                    assert_true(std::fabs((long double)got.real() - re) <= gamma * wre * (1 + 0x1p-20) + 1e-300);
+                    assert_true(std::fabs((long double)got.imag() - im) <= gamma * wim * (1 + 0x1p-20) + 1e-300);
+                }
+        }
+}
+
+void test_nonfinite_forwarded(void**) {
+    Case cs = make_case('N', 'N', 8, 8, 8, 2);
+    cs.a[13] = INFINITY;
+    RunOptions o = int8_options(kFp64Auto, 1);
+    const char* why = amxblas::kernels::emulate_gemm(cs.g, o);
+    assert_non_null(why);
+    assert_string_equal(why, "domain:nonfinite");
+    o.fp64_products = 5;
+    cs.a[13] = 1;
+    why = amxblas::kernels::emulate_gemm(cs.g, o);
+    assert_non_null(why);
+    assert_string_equal(why, "config:fp64-products");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (const int rc = kt::setup(argc, argv)) return rc;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_moduli_coprime_and_ranges),
+        cmocka_unit_test(test_round_to_double),
+        cmocka_unit_test(test_crt_recovers_exactly),
+        cmocka_unit_test(test_uniform_certified),
+        cmocka_unit_test(test_transposes_and_fixed_counts),
+        cmocka_unit_test(test_log_uniform_certified),
+        cmocka_unit_test(test_wide_ranges_and_exact_inputs),
+        cmocka_unit_test(test_structural_zeros),
+        cmocka_unit_test(test_uncertifiable_forwarded),
+        cmocka_unit_test(test_bitwise_threads_and_chunks),
+        cmocka_unit_test(test_zgemm_certified),
+        cmocka_unit_test(test_nonfinite_forwarded),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
