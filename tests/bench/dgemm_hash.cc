@@ -10,6 +10,9 @@
 //   amxblas_dgemm_hash --time N PRODUCTS REPS [--threads T] [--backend B]
 //                                                     median of REPS calls after one warm-up:
 //                                                     total, compute, reconstruction and its rate
+//   --engine int8                                     the INT8 engine (kernels/int8/): moduli 6 ... 16
+//                                                     and auto instead of the BF16 products; its
+//                                                     bits are the same on every backend too
 //   --chunk R C D                                     cut every call into chunks of at most R rows,
 //                                                     C columns and D of K (kernels/driver/chunking.h;
 //                                                     rounded up to blocks and panels): the hashes
@@ -91,6 +94,13 @@ int main(int argc, char** argv) {
             o.chunk_cols = std::atoi(args[i + 2].c_str());
             o.chunk_depth = std::atoi(args[i + 3].c_str());
             args.erase(args.begin() + i, args.begin() + i + 4);
+        } else if (args[i] == "--engine" && i + 1 < args.size()) {
+            if (args[i + 1] != "int8" && args[i + 1] != "bf16") {
+                std::fprintf(stderr, "amxblas_dgemm_hash: --engine bf16 or int8\n");
+                return 2;
+            }
+            o.fp64_engine = args[i + 1] == "int8" ? Fp64Engine::int8 : Fp64Engine::bf16;
+            args.erase(args.begin() + i, args.begin() + i + 2);
         } else if (args[i] == "--sgemm") {
             sgemm = true;
             args.erase(args.begin() + i);
@@ -105,7 +115,9 @@ int main(int argc, char** argv) {
     if (args.empty()) {
         // The kinds inside FP32's range for SGEMM, all five for DGEMM; each problem's inputs
         // from its own seed, so that both modes and every build see the same ones.
-        const std::vector<int> counts = sgemm ? std::vector<int>{0} : std::vector<int>{6, 10, 15, 21, 28, 36, kFp64Auto};
+        const std::vector<int> counts = sgemm ? std::vector<int>{0}
+                                        : o.fp64_engine == Fp64Engine::int8 ? std::vector<int>{6, 9, 12, 14, 16, kFp64Auto}
+                                                                            : std::vector<int>{6, 10, 15, 21, 28, 36, kFp64Auto};
         for (int kind = 0; kind < (sgemm ? 2 : 5); ++kind)
             for (const Problem& s : kProblems)
                 for (int products : counts) {
@@ -132,7 +144,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (args.size() != 4 || args[0] != "--time") {
-        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--backend B] [--chunk R C D] [--sgemm | --time N PRODUCTS REPS]\n");
+        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--backend B] [--engine E] [--chunk R C D] [--sgemm | --time N PRODUCTS REPS]\n");
         return 2;
     }
     const int n = std::atoi(args[1].c_str()), products = std::atoi(args[2].c_str()), reps = std::max(1, std::atoi(args[3].c_str()));
