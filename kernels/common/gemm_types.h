@@ -19,7 +19,7 @@ constexpr int kFp64Slices = 8;
 constexpr int kFp64Auto = -1;
 
 // The FP64 engines (AMXBLAS_FP64_ENGINE): bf16, the paper's BF16 slices (6 ... 36 products);
-// int8, Ozaki scheme II on INT8 products (kernels/int8/: 6 ... 16 moduli, one product each);
+// int8, Ozaki scheme II on INT8 products (kernels/int8/: 6 ... 24 moduli, one product each);
 // automatic, per call: int8 where its certificate passes, else bf16 (with
 // fp64_products = kFp64Auto; a fixed count keeps bf16's meaning).
 enum class Fp64Engine : int { bf16, int8, automatic };
@@ -56,7 +56,7 @@ struct PhaseTimes {
 // What an FP64 auto call decided (RunOptions::fp64_report).
 struct Fp64AutoReport {
     Fp64Engine engine = Fp64Engine::bf16;  // the engine that ran (bf16 or int8)
-    int products = 0;     // bf16: 6 ... 36 products; int8: 6 ... 16 moduli
+    int products = 0;     // bf16: 6 ... 36 products; int8: 6 ... 24 moduli
     double margin = 0;    // min over certified entries of (allowed bound) / (certified bound)
     long repaired = 0;    // entries of C recomputed in FP64 instead (ZGEMM: complex entries)
 };
@@ -64,7 +64,7 @@ struct Fp64AutoReport {
 struct RunOptions {
     Backend backend = Backend::reference;
     int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM, ZGEMM);
-                                         // int8 engine: 6 ... 16 moduli or kFp64Auto
+                                         // int8 engine: 6 ... 24 moduli or kFp64Auto
     Fp64Engine fp64_engine = Fp64Engine::bf16;
     double fp64_tol = 1;                 // auto: accepted factor over DGEMM's error bound
     Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed

@@ -119,7 +119,7 @@ const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size
                           std::size_t repairs = 0);
 
 // The INT8 engine (kernels/int8/int8_gemm.h) on DGEMM's arguments and on ZGEMM's (as the real
-// GEMM of the parts, as below): opt.fp64_products is the count of moduli (6 ... 16) or kFp64Auto,
+// GEMM of the parts, as below): opt.fp64_products is the count of moduli (6 ... 24) or kFp64Auto,
 // whose certificate asks `structural` about the entries whose lower bound is 0 (in the real
 // GEMM's indices). One call: nothing is split before the certificate has decided.
 struct StructuralTest;

@@ -1,6 +1,7 @@
 #include "kernels/int8/crt_basis.h"
 
 #include <array>
+#include <cmath>
 
 namespace amxblas::kernels {
 namespace {
@@ -27,14 +28,6 @@ int inverse_mod(int a, int m) {
     return ((t0 % m) + m) % m;
 }
 
-int floor_log2(u128 x) {
-    int b = -1;
-    while (x) {
-        x >>= 1;
-        ++b;
-    }
-    return b;
-}
 
 CrtBasis make_basis(int count) {
     CrtBasis b;
@@ -45,15 +38,38 @@ CrtBasis make_basis(int count) {
         for (int l = 0; l < taken; ++l) coprime = coprime && gcd(cand, b.m[l]) == 1;
         if (coprime) b.m[taken++] = cand;
     }
-    b.M = 1;
-    for (int l = 0; l < count; ++l) b.M *= u128(b.m[l]);
+    // M / m_l as the product of the other moduli, and its residue modulo m_l, exactly.
+    b.M = Wide::from(1);
     for (int l = 0; l < count; ++l) {
-        b.w[l] = b.M / u128(b.m[l]);
-        b.q[l] = inverse_mod(int(b.w[l] % u128(b.m[l])), b.m[l]);
-        b.inv_m[l] = 1.0 / b.m[l];
+        Wide p;
+        add_mul(p, b.M, std::uint32_t(b.m[l]));
+        b.M = p;
     }
-    const int bits = floor_log2(b.M) - 2;  // 2^bits <= M / 4
-    b.range_bits = bits < 125 ? bits : 125;
+    for (int l = 0; l < count; ++l) {
+        b.w[l] = Wide::from(1);
+        int rem = 1;
+        for (int r = 0; r < count; ++r) {
+            if (r == l) continue;
+            Wide p;
+            add_mul(p, b.w[l], std::uint32_t(b.m[r]));
+            b.w[l] = p;
+            rem = rem * b.m[r] % b.m[l];
+        }
+        b.q[l] = inverse_mod(rem, b.m[l]);
+        b.inv_m[l] = 1.0 / b.m[l];
+        int p2 = 1 % b.m[l];
+        for (int e = 0; e < kInt8MaxShift; ++e) {
+            b.pow2_mod[l][e] = std::uint8_t(p2);
+            p2 = p2 * 2 % b.m[l];
+        }
+    }
+    // floor(log2 M), from its limbs.
+    int top = 191;
+    while (top > 0 && !(b.M.w[top / 64] >> (top % 64) & 1)) --top;
+    double lm = 0;
+    for (int l = 0; l < count; ++l) lm += std::log2(double(b.m[l]));
+    b.log2_M = lm;
+    b.range_bits = top - 2;  // 2^range_bits <= M / 4
     return b;
 }
 

@@ -9,27 +9,32 @@
 //
 // The moduli: 256 and then, going down, every number coprime with all those already taken
 // (255, 253, 251, 247, 241, 239, ...), so that M grows by almost 8 bits per GEMM. A count of c
-// takes the first c. At most 16: then M < 2^128, and the reconstruction works modulo 2^128.
+// takes the first c. At most 24: then M < 2^185, and the reconstruction works modulo 2^192
+// (wide_int.h).
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/int8/wide_int.h"
+
 namespace amxblas::kernels {
 
-using u128 = unsigned __int128;
-
 constexpr int kInt8MinModuli = 6;
-constexpr int kInt8MaxModuli = 16;
+constexpr int kInt8MaxModuli = 24;
+constexpr int kInt8MaxShift = 192;  // pow2_mod covers 2^0 .. 2^191
 
 struct CrtBasis {
     int count = 0;
     int m[kInt8MaxModuli] = {};        // the moduli, pairwise coprime, m[0] = 256
     int q[kInt8MaxModuli] = {};        // (M / m_l)^-1 mod m_l
     double inv_m[kInt8MaxModuli] = {};  // fl(1 / m_l)
-    u128 w[kInt8MaxModuli] = {};       // M / m_l (below 2^128)
-    u128 M = 0;                        // the product (below 2^128)
-    // An integer with |x| < 2^range_bits is recovered exactly: 2^range_bits <= M / 4 and <= 2^125.
+    Wide w[kInt8MaxModuli] = {};       // M / m_l
+    Wide M;                            // the product, below 2^185
+    double log2_M = 0;
+    // An integer with |x| < 2^range_bits is recovered exactly: 2^range_bits <= M / 4.
     int range_bits = 0;
+    // pow2_mod[l][e] = 2^e mod m_l: the residues of integers above 2^62 (int8_pack.cc).
+    std::uint8_t pow2_mod[kInt8MaxModuli][kInt8MaxShift] = {};
 };
 
 // The basis of the first `count` moduli, count in [kInt8MinModuli, kInt8MaxModuli]; built when

@@ -4,26 +4,39 @@
 
 namespace amxblas::kernels {
 
-double round_to_double(__int128 x) {
-    const bool neg = x < 0;
-    u128 mag = neg ? u128(0) - u128(x) : u128(x);
-    const std::uint64_t hi = std::uint64_t(mag >> 64);
-    const int bits = hi ? 128 - __builtin_clzll(hi) : (mag ? 64 - __builtin_clzll(std::uint64_t(mag)) : 0);
+double round_to_double(const Wide& x) {
+    const bool neg = x.negative();
+    Wide mag = x;
+    if (neg) {  // two's complement negation
+        unsigned __int128 carry = 1;
+        for (int i = 0; i < 3; ++i) {
+            const unsigned __int128 t = (unsigned __int128)(~x.w[i]) + carry;
+            mag.w[i] = std::uint64_t(t);
+            carry = t >> 64;
+        }
+    }
+    int top = -1;  // the highest set bit
+    for (int i = 2; i >= 0 && top < 0; --i)
+        if (mag.w[i]) top = 64 * i + 63 - __builtin_clzll(mag.w[i]);
+    const auto bit = [&mag](int b) { return b >= 0 && (mag.w[b / 64] >> (b % 64) & 1); };
     double r;
-    if (bits <= 53) {
-        r = double(std::uint64_t(mag));  // exact
+    if (top < 53) {
+        r = double(mag.w[0]);  // exact
     } else {
-        const int shift = bits - 53;
-        std::uint64_t keep = std::uint64_t(mag >> shift);  // the leading 53 bits
-        const u128 rest = mag & ((u128(1) << shift) - 1), half = u128(1) << (shift - 1);
-        if (rest > half || (rest == half && (keep & 1))) ++keep;  // may reach 2^53: still exact
+        const int shift = top - 52;  // keep bits top .. shift
+        std::uint64_t keep = 0;
+        for (int b = top; b >= shift; --b) keep = keep << 1 | std::uint64_t(bit(b));
+        bool below = false;  // any set bit under the half
+        for (int b = shift - 2; b >= 0 && !below; --b) below = bit(b);
+        const bool half = bit(shift - 1);
+        if (half && (below || (keep & 1))) ++keep;  // may reach 2^53: still exact
         r = std::ldexp(double(keep), shift);
     }
     return neg ? -r : r;
 }
 
-__int128 crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
-    u128 sum = 0;
+Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
+    Wide sum;
     double frac = 0;
     for (int l = 0; l < b.count; ++l) {
         const int m = b.m[l];
@@ -31,15 +44,10 @@ __int128 crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride)
         r += r < 0 ? m : 0;
         const int y = int((long(r) * b.q[l]) % m);
         frac += y * b.inv_m[l];
-        sum += u128(y) * b.w[l];  // modulo 2^128
+        add_mul(sum, b.w[l], std::uint32_t(y));  // modulo 2^192
     }
-    const double k = std::nearbyint(frac);  // 0 <= k <= count
-    sum -= u128(k) * b.M;
-    return __int128(sum);
-}
-
-void crt_to_double(const CrtBasis& b, const std::int32_t* c, std::size_t stride, int count, double* out) {
-    for (int e = 0; e < count; ++e) out[e] = round_to_double(crt_value(b, c + e, stride));
+    sub_mul(sum, b.M, std::uint32_t(std::nearbyint(frac)));  // 0 <= k <= count
+    return sum;
 }
 
 }  // namespace amxblas::kernels

@@ -5,9 +5,9 @@
 // the rest from crt_basis.h), the Chinese remainder theorem gives
 //     P_ij = sum_l y_l (M / m_l) - k M,   k = sum_l y_l / m_l - P_ij / M.
 // The engine keeps |P_ij| < 2^range_bits <= M / 4, so k is the integer nearest to
-// sum_l y_l / m_l, which FP64 evaluates within 16 * 16 * 2^-53 of its value: k is exact. The sum is
-// then formed modulo 2^128 (M < 2^128), where the result, below 2^125 in magnitude, is the
-// two's complement of P_ij: no wider arithmetic is needed.
+// sum_l y_l / m_l, which FP64 evaluates within 24 * 24 * 2^-53 of its value: k is exact. The
+// sum is then formed modulo 2^192 (wide_int.h; M < 2^185), where the result, below 2^182
+// in magnitude, is the two's complement of P_ij.
 #pragma once
 
 #include <cstddef>
@@ -17,13 +17,7 @@
 
 namespace amxblas::kernels {
 
-// x rounded to nearest FP64, ties to even: one rounding, whatever the size of x.
-double round_to_double(__int128 x);
-
 // The exact P for one entry from its residues c[l * stride], l < b.count.
-__int128 crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride);
-
-// out[e] = fl(P_e) for e < count, the residues of entry e at c[l * stride + e].
-void crt_to_double(const CrtBasis& b, const std::int32_t* c, std::size_t stride, int count, double* out);
+Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride);
 
 }  // namespace amxblas::kernels

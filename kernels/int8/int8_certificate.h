@@ -17,7 +17,7 @@
 // certified entry also meets the test with u in place of tol gamma_n - u: its representation
 // error is then below one unit roundoff of (|A||B|)_ij, and the result as accurate as DGEMM's
 // usual actual error, not only within its worst-case bound (issue 24's target: no larger error
-// than OpenBLAS's DGEMM). This costs a modulus or two: 14 -> 16 on uniform data, N = 512.
+// than OpenBLAS's DGEMM). This costs a modulus or two: 14 -> 15 on uniform data, N = 512.
 //
 // Block by block, as Fp64BlockCertificate: add_block for every block of lhat, decide, then
 // failing_in only when some entry fails at the count picked.

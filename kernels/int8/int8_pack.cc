@@ -16,13 +16,6 @@ inline int position(bool is_a, int o, int kk) {
                 : (o / g.nr_vnni) * (g.kstep * g.nr_vnni) + (kk / 4) * (4 * g.nr_vnni) + (o % g.nr_vnni) * 4 + kk % 4;
 }
 
-// x 2^s rounded to the nearest integer (ties to even). Scaling by a power of two is exact
-// unless the result is below 2^-1022, and then it rounds to 0 either way.
-inline std::int64_t scaled_integer(double x, int s) {
-    const double v = s >= -1022 && s <= 1023 ? x * std::ldexp(1.0, s) : std::ldexp(x, s);
-    return std::llrint(v);
-}
-
 // The residue of v modulo m in [-128, 127]: the low byte for 256, else the symmetric one.
 inline std::int8_t residue(std::int64_t v, int m) {
     if (m == 256) return std::int8_t(std::uint8_t(std::uint64_t(v) & 0xFF));
@@ -31,6 +24,28 @@ inline std::int8_t residue(std::int64_t v, int m) {
     r -= r > h ? m : 0;
     r += r < -h ? m : 0;
     return std::int8_t(r);
+}
+
+// The residues of round(x 2^s) modulo each modulus, into r[l]. Scaling by a power of two is
+// exact unless the result is below 2^-1022, and then it rounds to 0 either way. Below 2^62 the
+// integer is formed in 64 bits; above, x 2^s is already an integer, mant 2^e with a 53-bit
+// mant and e >= 10, and its residues come from mant's and the table of 2^e mod m_l (the
+// halves reach 2^91 with 24 moduli).
+inline void residues(double x, int s, const CrtBasis& basis, std::int8_t* r) {
+    const double v = s >= -1022 && s <= 1023 ? x * std::ldexp(1.0, s) : std::ldexp(x, s);
+    if (std::fabs(v) < 0x1p62) {
+        const std::int64_t q = std::llrint(v);
+        for (int l = 0; l < basis.count; ++l) r[l] = residue(q, basis.m[l]);
+        return;
+    }
+    int e;
+    const double f = std::frexp(v, &e);                         // v = f 2^e, 1/2 <= |f| < 1
+    const std::int64_t mant = std::int64_t(std::ldexp(f, 53));  // exact: |mant| < 2^53
+    e -= 53;                                                     // v = mant 2^e, e >= 10
+    for (int l = 0; l < basis.count; ++l) {
+        const int m = basis.m[l];
+        r[l] = residue(mant % m * basis.pow2_mod[l][e], m);
+    }
 }
 
 // Runs body(o, kk, value) over every position of the chunk (zeros past the edges), one panel
@@ -66,8 +81,9 @@ bool int8_halves(const CrtBasis& basis, int depth, Int8Halves* out) {
 void pack_int8_residues(bool is_a, const OperandView<double>& x, const Int8OperandFacts& f, int half,
                         const CrtBasis& basis, int o0, int outer, int k0, int kc, std::int8_t* const* out, int threads) {
     for_each_panel_value(is_a, x, o0, outer, k0, kc, threads, [&](int o, bool inside, std::size_t at, double v) {
-        const std::int64_t q = inside && v != 0 ? scaled_integer(v, int8_shift(f, o, half)) : 0;
-        for (int l = 0; l < basis.count; ++l) out[l][at] = residue(q, basis.m[l]);
+        std::int8_t r[kInt8MaxModuli] = {};
+        if (inside && v != 0) residues(v, int8_shift(f, o, half), basis, r);
+        for (int l = 0; l < basis.count; ++l) out[l][at] = r[l];
     });
 }
 

@@ -4,7 +4,9 @@
 // geometry (kAmxInt8Geometry, microkernel.h), one buffer per modulus, zero padded past the
 // edges. s_o = half - 1 - e_o - nu_o (int8_facts.h) keeps ||x 2^s_o||_2 <= 2^(half - 1), so
 // ||Ā_o||_2 < 2^half when sqrt(K) < 2^half, and then |(Ā B̄)_ij| < 2^(half_A + half_B) by
-// Cauchy-Schwarz: within the basis's range when half_A + half_B = range_bits.
+// Cauchy-Schwarz: within the basis's range when half_A + half_B = range_bits. (Ā can reach
+// 2^91 with 24 moduli: its residues are taken from its mantissa and exponent, never from a
+// 64-bit copy of it above 2^62.)
 //
 // The magnitudes for the certificate's lower bound are packed the same way, one buffer:
 // floor(|x| 2^(7 - e_o)), at most 127, so that 2^(e_o - 7) times it is at most |x|.
