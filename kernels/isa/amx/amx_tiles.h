@@ -1,7 +1,7 @@
 // What the AMX micro-kernels share: one tile configuration, the tile roles in it, and the
-// tile moves of a micro-tile. A BF16 product (TDPBF16PS) and an INT8 one (TDPBSSD) can run on
-// the same tiles, because the packed blocks of kAmxGeometry and of kAmxInt8Geometry have the
-// same bytes per row and per tile (microkernel.h):
+// tile moves of a micro-tile. microkernel_amx.cc (TDPBF16PS) and microkernel_amx_int8.cc
+// (TDPBSSD) run on the same tiles, because the packed blocks of kAmxGeometry and of
+// kAmxInt8Geometry have the same bytes per row and per tile (microkernel.h):
 //
 //   TMM0, TMM1  A row halves: rows 0-15 and 16-31 of one K step, 16 x 64 B, stride 64 B
 //               (BF16: 32 K values a row; INT8: 64)

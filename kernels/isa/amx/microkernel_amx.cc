@@ -1,5 +1,5 @@
 // AMX-BF16 micro-kernel (TDPBF16PS) on the packed layouts of microkernel.h, and the amx
-// backend's table.
+// backend's table (which takes its INT8 product from microkernel_amx_int8.cc where built).
 //
 // Tile registers, fixed for the whole call (paper Figure 2; amx_tiles.h): TMM0, TMM1 the A
 // row halves, TMM2, TMM3 the B VNNI halves, TMM4..TMM7 the FP32 quadrants. This file is built
@@ -12,6 +12,9 @@
 
 #include "kernels/isa/amx/amx_tiles.h"
 #include "kernels/isa/microkernel.h"
+#if AMXBLAS_BUILT_AMX_INT8
+#include "kernels/isa/amx/microkernel_amx_int8.h"
+#endif
 
 namespace amxblas::kernels {
 namespace {
@@ -67,7 +70,15 @@ void product(int ksteps, const bf16_t* a, const bf16_t* b, float* c, int ldc) {
 
 }  // namespace
 
-// AMX overrides every entry of the reference table.
-MicroKernels amx_microkernels() { return MicroKernels{kAmxGeometry, amx::configure_tiles, thread_end, fp32_chain, product}; }
+// AMX overrides every entry of the reference table; the INT8 product too where the compiler
+// knows AMX-INT8 (else microkernels_for() gives the reference one).
+MicroKernels amx_microkernels() {
+    MicroKernels k{kAmxGeometry, amx::configure_tiles, thread_end, fp32_chain, product};
+#if AMXBLAS_BUILT_AMX_INT8
+    k.int8_geometry = kAmxInt8Geometry;
+    k.product_s8 = amx::product_s8;
+#endif
+    return k;
+}
 
 }  // namespace amxblas::kernels
