@@ -23,7 +23,8 @@ void int8_dot_tile(Int8Signs signs, int rows, int n_out, int k_quads, uint8_t (*
             for (int k = 0; k < k_quads; ++k) {
                 int32_t quad = 0;
                 for (int j = 0; j < 4; ++j)
-                    quad += extend(src1[m][4 * k + j], signs.src1_signed) * extend(src2[k][4 * n + j], signs.src2_signed);
+                    quad += extend(src1[m][4 * k + j], signs.src1_signed) *
+                            extend(src2[k][4 * n + j], signs.src2_signed);
                 acc += uint32_t(quad);
             }
             std::memcpy(dst[m] + 4 * n, &acc, sizeof(acc));
