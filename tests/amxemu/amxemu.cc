@@ -1,9 +1,11 @@
-// amxemu: SIGILL trap-and-emulate for AMX-TILE and AMX-BF16 (see amxemu.h and README.md).
+// amxemu: SIGILL trap-and-emulate for AMX-TILE, AMX-BF16 and AMX-INT8 (see amxemu.h and
+// README.md). The INT8 dot products' arithmetic is in amxemu_int8.cc.
 //
 // Everything reachable from the signal handler is async-signal-safe: no malloc, no stdio, no
 // locks. Messages are built in a stack buffer and written with write(2); a violation ends in
 // abort(). Tile state is per thread, in initial-exec TLS (see ThreadTiles).
 #include "tests/amxemu/amxemu.h"
+#include "tests/amxemu/amxemu_int8.h"
 
 #include <asm/prctl.h>
 #include <dlfcn.h>
@@ -29,8 +31,8 @@ namespace {
 constexpr int kTiles = 8;
 constexpr int kMaxRows = 16;
 constexpr int kBytesPerRow = 64;
-constexpr int kTmulMaxK = 16;  // dword pairs along K in one TDPBF16PS
-constexpr int kTmulMaxN = 16;  // fp32 columns in one TDPBF16PS
+constexpr int kTmulMaxK = 16;  // src2 rows (K dwords: bf16 pairs, byte quads) in one TMUL op
+constexpr int kTmulMaxN = 16;  // dword (fp32, int32) columns of dest in one TMUL op
 constexpr std::size_t kTileCfgBytes = 64;
 
 // ---------------------------------------------------------------------------------------------
@@ -58,7 +60,8 @@ struct alignas(64) ThreadTiles {
 __thread ThreadTiles t_tiles __attribute__((tls_model("initial-exec")));
 
 // ---------------------------------------------------------------------------------------------
-// Counters.
+// Counters, in the order of struct amxemu_counts: the INT8 dot products came after passed_on,
+// which keeps the fields of the older layout where they were.
 enum Kind : int {
     kLdtilecfg,
     kSttilecfg,
@@ -69,14 +72,21 @@ enum Kind : int {
     kTilestored,
     kTdpbf16ps,
     kPassedOn,
+    kTdpbssd,
+    kTdpbsud,
+    kTdpbusd,
+    kTdpbuud,
     kKinds
 };
-constexpr const char* kKindNames[kKinds] = {"ldtilecfg",  "sttilecfg",   "tilerelease",
-                                            "tilezero",   "tileloadd",   "tileloaddt1",
-                                            "tilestored", "tdpbf16ps",   "passed_on"};
-constexpr const char* kInsnNames[kPassedOn] = {"LDTILECFG",   "STTILECFG", "TILERELEASE",
-                                               "TILEZERO",    "TILELOADD", "TILELOADDT1",
-                                               "TILESTORED",  "TDPBF16PS"};
+constexpr const char* kKindNames[kKinds] = {"ldtilecfg",  "sttilecfg", "tilerelease", "tilezero",
+                                            "tileloadd",  "tileloaddt1", "tilestored", "tdpbf16ps",
+                                            "passed_on",  "tdpbssd",   "tdpbsud",     "tdpbusd",
+                                            "tdpbuud"};
+// Indexed by Op (= Kind); passed_on is no instruction.
+constexpr const char* kInsnNames[kKinds] = {"LDTILECFG",  "STTILECFG", "TILERELEASE", "TILEZERO",
+                                            "TILELOADD",  "TILELOADDT1", "TILESTORED", "TDPBF16PS",
+                                            nullptr,      "TDPBSSD",   "TDPBSUD",     "TDPBUSD",
+                                            "TDPBUUD"};
 static_assert(sizeof(amxemu_counts) == kKinds * sizeof(uint64_t), "one counter per kind");
 
 std::atomic<uint64_t> g_counts[kKinds];
@@ -142,15 +152,24 @@ enum class Op : int {
     tileloaddt1 = kTileloaddt1,
     tilestored = kTilestored,
     tdpbf16ps = kTdpbf16ps,
+    tdpbssd = kTdpbssd,
+    tdpbsud = kTdpbsud,
+    tdpbusd = kTdpbusd,
+    tdpbuud = kTdpbuud,
 };
+
+// The tile matrix multiplies: three tile operands (ModRM.reg, ModRM.r/m, VEX.vvvv).
+bool is_tmul(Op op) {
+    return op == Op::tdpbf16ps || op == Op::tdpbssd || op == Op::tdpbsud || op == Op::tdpbusd || op == Op::tdpbuud;
+}
 
 struct Insn {
     Op op;
     uint64_t rip;
     int length;
     int tile_reg;   // ModRM.reg (with VEX.R): tmm operand of all but LDTILECFG/STTILECFG
-    int tile_rm;    // ModRM.r/m (with VEX.B): src1 of TDPBF16PS
-    int tile_vvvv;  // VEX.vvvv: src2 of TDPBF16PS
+    int tile_rm;    // ModRM.r/m (with VEX.B): src1 of a TMUL op (TDPBF16PS, TDPB[SU][SU]D)
+    int tile_vvvv;  // VEX.vvvv: src2 of a TMUL op
     uint64_t addr;  // effective address of the memory operand
     uint64_t stride;  // TILELOADD/TILESTORED: index << scale, 0 without an index register
 };
@@ -239,13 +258,18 @@ bool decode(const ucontext_t* uc, Insn* out) {
         op = Op::tilestored;
     } else if (opcode == 0x5c && pp == 2) {
         op = Op::tdpbf16ps;
+    } else if (opcode == 0x5e) {
+        // AMX-INT8: the prefix names the signedness of (src1, src2) bytes. F2: SS, F3: SU,
+        // 66: US, NP: UU (SDM Vol. 2, TDPBSSD/TDPBSUD/TDPBUSD/TDPBUUD).
+        constexpr Op kByPp[4] = {Op::tdpbuud, Op::tdpbusd, Op::tdpbsud, Op::tdpbssd};
+        op = kByPp[pp];
     } else {
         return false;
     }
     const char* name = insn_name(op);
     if (vex_w) encoding_ud(rip, name, "VEX.W must be 0");
     if (vex_l) encoding_ud(rip, name, "VEX.L must be 0");
-    if (op != Op::tdpbf16ps && vvvv != 0) encoding_ud(rip, name, "VEX.vvvv must be 1111b");
+    if (!is_tmul(op) && vvvv != 0) encoding_ud(rip, name, "VEX.vvvv must be 1111b");
 
     Insn insn{};
     insn.op = op;
@@ -263,6 +287,10 @@ bool decode(const ucontext_t* uc, Insn* out) {
             if (mod != 3 || rm != 0) encoding_ud(rip, name, "ModRM must be 11:rrr:000");
             break;
         case Op::tdpbf16ps:
+        case Op::tdpbssd:
+        case Op::tdpbsud:
+        case Op::tdpbusd:
+        case Op::tdpbuud:
             if (mod != 3) encoding_ud(rip, name, "ModRM must be 11:rrr:bbb");
             break;
         case Op::ldtilecfg:
@@ -377,18 +405,11 @@ void append_shape(Msg& m, const TileConfig& cfg, int t) {
 // "amxemu: EXC: INSN tiles at RIP: " for a message about instruction `in`.
 Msg& describe(Msg& m, const Insn& in, const char* exc) {
     m.s("amxemu: ").s(exc).s(": ").s(insn_name(in.op));
-    switch (in.op) {
-        case Op::tdpbf16ps:
-            m.s(" ").tile(in.tile_reg).s(", ").tile(in.tile_rm).s(", ").tile(in.tile_vvvv);
-            break;
-        case Op::tilezero:
-        case Op::tileloadd:
-        case Op::tileloaddt1:
-        case Op::tilestored:
-            m.s(" ").tile(in.tile_reg);
-            break;
-        default:
-            break;
+    if (is_tmul(in.op)) {
+        m.s(" ").tile(in.tile_reg).s(", ").tile(in.tile_rm).s(", ").tile(in.tile_vvvv);
+    } else if (in.op == Op::tilezero || in.op == Op::tileloadd || in.op == Op::tileloaddt1 ||
+               in.op == Op::tilestored) {
+        m.s(" ").tile(in.tile_reg);
     }
     return m.s(" at ").x(in.rip).s(": ");
 }
@@ -396,7 +417,7 @@ Msg& describe(Msg& m, const Insn& in, const char* exc) {
 // Ends a message about a tile instruction with the shapes of its tiles.
 void append_shapes(Msg& m, const Insn& in) {
     const TileConfig& cfg = t_tiles.cfg;
-    if (in.op == Op::tdpbf16ps || in.op == Op::tilezero || in.op == Op::tileloadd ||
+    if (is_tmul(in.op) || in.op == Op::tilezero || in.op == Op::tileloadd ||
         in.op == Op::tileloaddt1 || in.op == Op::tilestored) {
         m.s("; shapes rows x colsb:");
         if (!cfg.configured) {
@@ -404,7 +425,7 @@ void append_shapes(Msg& m, const Insn& in) {
         } else {
             m.s(" ");
             append_shape(m, cfg, in.tile_reg & 7);
-            if (in.op == Op::tdpbf16ps) {
+            if (is_tmul(in.op)) {
                 m.s(", ");
                 append_shape(m, cfg, in.tile_rm & 7);
                 m.s(", ");
@@ -607,13 +628,15 @@ uint16_t bf16_at(const uint8_t* row, int idx) {
     return h;
 }
 
-void do_tdpbf16ps(const Insn& in) {
+// The #UD checks every TMUL op shares (TDPBF16PS and the INT8 forms, SDM exception class
+// AMX-E4): three distinct configured tiles whose shapes make dest = src1 x src2 in dwords.
+void check_tmul_tiles(const Insn& in) {
     const int d = in.tile_reg, a = in.tile_rm, b = in.tile_vvvv;
     if (d == a || d == b || a == b) tile_fault(in, "#UD", "tile operands must be distinct");
     require_tile(in, d, "srcdest tile number");
     require_tile(in, a, "src1 tile number");
     require_tile(in, b, "src2 tile number");
-    TileConfig& cfg = t_tiles.cfg;
+    const TileConfig& cfg = t_tiles.cfg;
     if (cfg.colsb[d] % 4) tile_fault(in, "#UD", "srcdest.colsb % 4 != 0");
     if (cfg.colsb[a] % 4) tile_fault(in, "#UD", "src1.colsb % 4 != 0");
     if (cfg.colsb[b] % 4) tile_fault(in, "#UD", "src2.colsb % 4 != 0");
@@ -629,7 +652,21 @@ void do_tdpbf16ps(const Insn& in) {
                    kTmulMaxN);
     if (cfg.rows[b] > kTmulMaxK)
         tile_fault(in, "#UD", "src2.rows > tmul_maxk", cfg.rows[b], " > ", kTmulMaxK);
+}
 
+// The SDM's write_row_and_zero and zero_upper_rows: dest keeps only its configured rows x
+// n_out dwords; the rest of the tile reads zero afterwards; start_row back to 0.
+void zero_outside_dest(int d, int rows, int n_out) {
+    uint8_t(*dst)[kBytesPerRow] = t_tiles.data[d];
+    for (int m = 0; m < rows; ++m) std::memset(dst[m] + 4 * n_out, 0, std::size_t(kBytesPerRow - 4 * n_out));
+    for (int m = rows; m < kMaxRows; ++m) std::memset(dst[m], 0, kBytesPerRow);
+    t_tiles.cfg.start_row = 0;
+}
+
+void do_tdpbf16ps(const Insn& in) {
+    check_tmul_tiles(in);
+    const int d = in.tile_reg, a = in.tile_rm, b = in.tile_vvvv;
+    const TileConfig& cfg = t_tiles.cfg;
     const int rows = cfg.rows[d];
     const int n_out = cfg.colsb[d] / 4;
     const int k_pairs = cfg.colsb[a] / 4;
@@ -657,10 +694,21 @@ void do_tdpbf16ps(const Insn& in) {
             acc = add_daz_ftz(acc, add_daz_ftz(even[n], odd[n]));
             std::memcpy(dst[m] + 4 * n, &acc, sizeof(acc));
         }
-        std::memset(dst[m] + 4 * n_out, 0, std::size_t(kBytesPerRow - 4 * n_out));
     }
-    for (int m = rows; m < kMaxRows; ++m) std::memset(dst[m], 0, kBytesPerRow);
-    cfg.start_row = 0;
+    zero_outside_dest(d, rows, n_out);
+}
+
+// TDPBSSD, TDPBSUD, TDPBUSD, TDPBUUD: the same tile checks, then INT32 sums of byte products
+// (amxemu_int8.cc).
+void do_tdpb_int8(const Insn& in, amxemu::Int8Signs signs) {
+    check_tmul_tiles(in);
+    const int d = in.tile_reg;
+    const TileConfig& cfg = t_tiles.cfg;
+    const int rows = cfg.rows[d];
+    const int n_out = cfg.colsb[d] / 4;
+    amxemu::int8_dot_tile(signs, rows, n_out, cfg.colsb[in.tile_rm] / 4, t_tiles.data[d], t_tiles.data[in.tile_rm],
+                          t_tiles.data[in.tile_vvvv]);
+    zero_outside_dest(d, rows, n_out);
 }
 
 void execute(const Insn& in) {
@@ -673,6 +721,10 @@ void execute(const Insn& in) {
         case Op::tileloaddt1: do_tileloadd(in); break;
         case Op::tilestored: do_tilestored(in); break;
         case Op::tdpbf16ps: do_tdpbf16ps(in); break;
+        case Op::tdpbssd: do_tdpb_int8(in, {true, true}); break;
+        case Op::tdpbsud: do_tdpb_int8(in, {true, false}); break;
+        case Op::tdpbusd: do_tdpb_int8(in, {false, true}); break;
+        case Op::tdpbuud: do_tdpb_int8(in, {false, false}); break;
     }
 }
 

@@ -1,4 +1,4 @@
-// amxemu: a trap-and-emulate harness for the AMX-TILE / AMX-BF16 instructions.
+// amxemu: a trap-and-emulate harness for the AMX-TILE / AMX-BF16 / AMX-INT8 instructions.
 //
 // Loaded into a process (LD_PRELOAD=libamxemu.so, or linked as the shared library target
 // `amxemu`), it installs a SIGILL handler in a constructor. When an AMX instruction faults
@@ -7,9 +7,11 @@
 // returns: the very binary code the compiler produced runs, and every tile is checked.
 //
 // Emulated: LDTILECFG, STTILECFG, TILERELEASE, TILEZERO, TILELOADD, TILELOADDT1, TILESTORED,
-// TDPBF16PS, with the semantics and #UD/#GP checks of the Intel SDM (see README.md). A check the
-// hardware would fault on aborts the process with a message naming the instruction, its tiles
-// and their shapes. Any other SIGILL goes to the handler the program installed (or SIG_DFL).
+// TDPBF16PS, and the INT8 dot products TDPBSSD, TDPBSUD, TDPBUSD, TDPBUUD (INT32 sums that
+// wrap, no saturation), with the semantics and #UD/#GP checks of the Intel SDM (see
+// README.md). A check the hardware would fault on aborts the process with a message naming the
+// instruction, its tiles and their shapes. Any other SIGILL goes to the handler the program
+// installed (or SIG_DFL).
 //
 // Detection: the library under test looks up `amxemu_harness_version` with
 // dlsym(RTLD_DEFAULT, ...) and, when found, skips arch_prctl(ARCH_REQ_XCOMP_PERM).
@@ -26,7 +28,8 @@ extern "C" {
 #endif
 
 // Trapped instructions, counted per kind since load or the last amxemu_reset_counters()
-// (all threads together; relaxed atomics).
+// (all threads together; relaxed atomics). Fields are only ever appended, so that code built
+// against an older layout reads the same counters at the same offsets.
 struct amxemu_counts {
     uint64_t ldtilecfg;
     uint64_t sttilecfg;
@@ -37,6 +40,10 @@ struct amxemu_counts {
     uint64_t tilestored;
     uint64_t tdpbf16ps;
     uint64_t passed_on;  // SIGILLs that were not AMX and went to the program's own disposition
+    uint64_t tdpbssd;    // AMX-INT8: signed x signed bytes
+    uint64_t tdpbsud;    //           signed src1 x unsigned src2
+    uint64_t tdpbusd;    //           unsigned src1 x signed src2
+    uint64_t tdpbuud;    //           unsigned x unsigned
 };
 
 // 1 for this version of the harness. Its presence is what the library under test checks.
