@@ -235,13 +235,20 @@ void test_uncertifiable_forwarded(void**) {
     for (double c : cs.c) assert_true(std::isnan(c));
 }
 
-// The same bits with 1 and 2 threads and with the call cut into small chunks (several
-// super-blocks and K chunks, whose residues are reduced between chunks).
+// The same bits on the backend under test as on the reference one, with 1 and 2 threads and
+// with the call cut into small chunks (several super-blocks and K chunks, whose residues are
+// reduced between chunks).
 void test_bitwise_threads_and_chunks(void**) {
     for (int products : {kFp64Auto, 9, 14}) {
         Case base = make_case('T', 'N', 70, 90, 300, 31);
         RunOptions o = int8_options(products, 1);
         assert_null(amxblas::kernels::emulate_gemm(base.g, o));
+        // The backend under test against the portable kernel: the same integers, so the same bits.
+        Case ref = make_case('T', 'N', 70, 90, 300, 31);
+        RunOptions r = int8_options(products, 2);
+        r.backend = Backend::reference;
+        assert_null(amxblas::kernels::emulate_gemm(ref.g, r));
+        assert_memory_equal(ref.c.data(), base.c.data(), ref.c.size() * sizeof(double));
         for (int variant = 0; variant < 3; ++variant) {
             Case cs = make_case('T', 'N', 70, 90, 300, 31);
             RunOptions v = int8_options(products, variant == 0 ? 2 : 1 + variant % 2);
