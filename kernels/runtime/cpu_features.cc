@@ -29,6 +29,7 @@ constexpr unsigned kLeaf7EbxAvx512f = bit(16);
 constexpr unsigned kLeaf7EbxAvx512dq = bit(17);
 constexpr unsigned kLeaf7EbxAvx512bw = bit(30);
 constexpr unsigned kLeaf7EbxAvx512vl = bit(31);
+constexpr unsigned kLeaf7EcxAvx512Vnni = bit(11);
 constexpr unsigned kLeaf7EdxAmxBf16 = bit(22);
 constexpr unsigned kLeaf7EdxAmxTile = bit(24);
 // CPUID leaf 7 subleaf 1, EAX.
@@ -70,6 +71,15 @@ bool detect_avx512_bf16() {
     return detect_avx512_split() && cpuid(7, 1, &r71) && (r71.eax & kLeaf7s1EaxAvx512Bf16);
 }
 
+// VL too, though VPDPBUSD on zmm needs only F: the kernel's file is built with -mavx512vl and
+// -mavx512bw, which let the compiler use those encodings anywhere in it.
+bool detect_avx512_vnni() {
+    Regs r7;
+    if (!cpuid(7, 0, &r7)) return false;
+    const unsigned need = kLeaf7EbxAvx512f | kLeaf7EbxAvx512bw | kLeaf7EbxAvx512vl;
+    return (r7.ebx & need) == need && (r7.ecx & kLeaf7EcxAvx512Vnni) && os_saves_zmm();
+}
+
 bool detect_amx_bf16() {
     Regs r7, tile;
     if (!cpuid(7, 0, &r7)) return false;
@@ -88,6 +98,11 @@ bool cpu_has_avx512_split() {
 
 bool cpu_has_avx512_bf16() {
     static const bool v = detect_avx512_bf16();
+    return v;
+}
+
+bool cpu_has_avx512_vnni() {
+    static const bool v = detect_avx512_vnni();
     return v;
 }
 

@@ -9,6 +9,10 @@ inline bool cpu_runs_portable_code() { return true; }
 bool cpu_has_avx512_split();
 // The above plus AVX512_BF16 (VDPBF16PS): the avx512 micro-kernel.
 bool cpu_has_avx512_bf16();
+// AVX512F + BW + VL + AVX512_VNNI (VPDPBUSD), with the OS saving opmask and ZMM state: the
+// avx512 backend's INT8 micro-kernel. Asked on its own: VNNI is a CPUID bit apart from BF16
+// (every CPU with AVX512_BF16 known so far has it, but none is promised).
+bool cpu_has_avx512_vnni();
 // AMX-TILE + AMX-BF16, palette 1, and the kernel granted this process XTILEDATA.
 bool cpu_has_amx_bf16();
 // True when the trap-and-emulate AMX harness (tests/amxemu) is loaded in this process: it

@@ -86,6 +86,16 @@ struct PeakResult {
 // Only where the avx512 backend is built and this CPU runs it (the caller checks).
 PeakResult measure_peak_and_microkernel(int threads, double seconds_per_point);
 
+// The same section, where the CPU has AVX512_VNNI: the VPDPBUSD peak, beside the VDPBF16PS one,
+// and the avx512 INT8 micro-kernel's in-cache rate (bench_peak_avx512vnni.cc).
+struct VnniPeakResult {
+    bool ran = false;
+    double peak_1t = 0;        // VPDPBUSD instructions per second, one thread
+    double product_s8_1t = 0;  // product_s8, in VPDPBUSD-equivalents per second
+};
+// Only where the avx512 backend runs and cpu_has_avx512_vnni() (the caller checks).
+VnniPeakResult measure_vnni_peak(double seconds_per_point);
+
 // Section: forwarding overhead through libamxblas.so (bench_forwarding.cc).
 struct ForwardRow {
     int n;

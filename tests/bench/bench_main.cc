@@ -529,6 +529,16 @@ int run_main(const Options& o) {
         std::printf("%-22s %12.3fG %12.3fG   (%5.1f%% / %5.1f%% of peak)\n", "product", pk.product_1t / 1e9,
                     pk.product_all / 1e9, 100 * pk.product_1t / pk.peak_1t, 100 * pk.product_all / pk.peak_all);
         std::printf("peak in BF16 flops: %.1f GFLOP/s per core (2 x 32 per instruction)\n", pk.peak_1t * 64 / 1e9);
+        // The INT8 engine's instruction beside it (bench_peak_avx512vnni.cc, checked here too).
+        const VnniPeakResult vn = kernels::cpu_has_avx512_vnni() ? measure_vnni_peak(o.peak_seconds) : VnniPeakResult{};
+        if (vn.ran) {
+            std::printf("%-22s %12.3fG %14s   (%.2f x VDPBF16PS instructions, %.2f x in multiply-adds)\n",
+                        "VPDPBUSD peak", vn.peak_1t / 1e9, "", vn.peak_1t / pk.peak_1t, 2 * vn.peak_1t / pk.peak_1t);
+            std::printf("%-22s %12.3fG %14s   (%5.1f%% of VPDPBUSD peak; unit: VPDPBUSD, 1024 per 32x32x64 K step)\n",
+                        "product_s8", vn.product_s8_1t / 1e9, "", 100 * vn.product_s8_1t / vn.peak_1t);
+        } else {
+            std::printf("AVX-512 VNNI not runnable here: VPDPBUSD peak skipped\n");
+        }
         if (std::FILE* f = std::fopen((o.out + "/microkernel.csv").c_str(), "w")) {
             std::fprintf(f, "what,threads,vdpbf16ps_per_s,fraction_of_peak\n");
             std::fprintf(f, "peak,1,%.4e,1\npeak,%d,%.4e,1\n", pk.peak_1t, o.threads, pk.peak_all);

@@ -19,12 +19,17 @@
 // The add into the accumulator flushes a denormal result to zero (with its sign), as the
 // dot-product instructions do, whatever MXCSR says.
 // Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16; used only when
-// cpu_has_avx512_bf16().
+// cpu_has_avx512_bf16(). The table's INT8 product is the VNNI kernel of
+// microkernel_avx512_int8.cc where this CPU has VNNI, else the reference one.
 #include <immintrin.h>
 
 #include <cstring>
 
 #include "kernels/isa/microkernel.h"
+#if AMXBLAS_BUILT_AVX512_VNNI
+#include "kernels/isa/avx512/microkernel_avx512_int8.h"
+#include "kernels/runtime/cpu_features.h"
+#endif
 
 namespace amxblas::kernels {
 namespace {
@@ -123,6 +128,14 @@ MicroKernels avx512_microkernels() {
     k.geometry = kAmxGeometry;  // the layout step() reads (two 16-column B groups per K step)
     k.fp32_chain = fp32_chain;
     k.product = product;
+    // VPDPBUSD is AVX512_VNNI, not part of AVX512_BF16: asked at run time, whatever CPUs are
+    // known to pair them. Without it the reference entries above stay.
+#if AMXBLAS_BUILT_AVX512_VNNI
+    if (cpu_has_avx512_vnni()) {
+        k.int8_geometry = kAmxInt8Geometry;  // the layout avx512_vnni_product_s8 reads
+        k.product_s8 = avx512_vnni_product_s8;
+    }
+#endif
     return k;
 }
 

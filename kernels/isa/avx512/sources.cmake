@@ -1,6 +1,8 @@
 # kernels/isa/avx512: AVX-512F/BW/DQ/VL (the split, gathers, scan, reconstruction and certificate
-# loops, picked at run time by isa_runs(Isa::avx512)) and the AVX-512 BF16 micro-kernel (the
-# avx512 backend, where the compiler knows the instructions). Included by kernels/CMakeLists.txt.
+# loops, picked at run time by isa_runs(Isa::avx512)), the AVX-512 BF16 micro-kernel (the
+# avx512 backend, where the compiler knows the instructions) and the AVX-512 VNNI INT8
+# micro-kernel (that backend's product_s8, where the CPU has VNNI). Included by
+# kernels/CMakeLists.txt.
 set(here ${CMAKE_CURRENT_LIST_DIR})
 target_sources(amxblas_kernels PRIVATE
   ${here}/isa_avx512.cc
@@ -23,4 +25,14 @@ if(AMXBLAS_CXX_HAS_AVX512BF16)
   set_source_files_properties(${here}/microkernel_avx512bf16.cc PROPERTIES
     COMPILE_OPTIONS "${AMXBLAS_AVX512_BF16_FLAGS};${AMXBLAS_GCC12_INTRIN_QUIET}")
   set(AMXBLAS_BUILT_AVX512 1)
+endif()
+
+# The INT8 kernel's own flags: VNNI on this file alone, so nothing else can pick up VPDPBUSD.
+# The avx512 table (microkernel_avx512bf16.cc) names it only when AMXBLAS_BUILT_AVX512_VNNI
+# and calls it only where cpu_has_avx512_vnni(); tests/kernels reads AMXBLAS_CXX_HAS_AVX512VNNI.
+if(AMXBLAS_CXX_HAS_AVX512VNNI)
+  target_sources(amxblas_kernels PRIVATE ${here}/microkernel_avx512_int8.cc)
+  set_source_files_properties(${here}/microkernel_avx512_int8.cc PROPERTIES
+    COMPILE_OPTIONS "${AMXBLAS_AVX512_VNNI_FLAGS};${AMXBLAS_GCC12_INTRIN_QUIET}")
+  set(AMXBLAS_BUILT_AVX512_VNNI 1)
 endif()
