@@ -116,7 +116,9 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
 }
 
 // Step 3: the residue products, the reconstruction and C.
-const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOptions& opt, const MicroKernels& mk) {
+// *pack_s: the seconds spent splitting and packing the residues.
+const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOptions& opt, const MicroKernels& mk,
+                    double* pack_s) {
     const CrtBasis& basis = crt_basis(count);
     Int8Halves halves;
     if (!int8_halves(basis, call.k, &halves)) return reason::config_fp64_products;
@@ -127,8 +129,16 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
     const Int8Buffers ws = int8_buffers(lease.data(), ch, false, opt.threads);
     walk_int8(
         call.m, call.n, call.k, ch, ws, mk, opt.threads,
-        [&](int o0, int outer, int k0, int kc) { pack_int8_residues(true, call.a, f.a, halves.a, basis, o0, outer, k0, kc, ws.a, opt.threads); },
-        [&](int o0, int outer, int k0, int kc) { pack_int8_residues(false, call.b, f.b, halves.b, basis, o0, outer, k0, kc, ws.b, opt.threads); },
+        [&](int o0, int outer, int k0, int kc) {
+            const double t = now_s();
+            pack_int8_residues(true, call.a, f.a, halves.a, basis, o0, outer, k0, kc, ws.a, opt.threads);
+            *pack_s += now_s() - t;
+        },
+        [&](int o0, int outer, int k0, int kc) {
+            const double t = now_s();
+            pack_int8_residues(false, call.b, f.b, halves.b, basis, o0, outer, k0, kc, ws.b, opt.threads);
+            *pack_s += now_s() - t;
+        },
         [&](int i0, int j0, int rows, int cols, bool last) {
             if (!last) {
                 // Only the residues matter: reduced, the sums of the next chunk cannot overflow
@@ -211,9 +221,11 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
         if (!automatic && (opt.fp64_products < kInt8MinModuli || opt.fp64_products > kInt8MaxModuli))
             return reason::config_fp64_products;
         const MicroKernels mk = kernels_for(opt);
+        const double t0 = now_s();
         Facts f;
         if (const char* why = int8_operand_facts(call.a, true, opt.threads, &f.a)) return why;
         if (const char* why = int8_operand_facts(call.b, false, opt.threads, &f.b)) return why;
+        const double t1 = now_s();
         int count = opt.fp64_products;
         Int8Decision decision;
         std::vector<std::size_t> fail_at;
@@ -221,13 +233,20 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
             if (const char* why = certify(call, f, opt, mk, &decision, &fail_at)) return why;
             count = decision.count;
         }
+        const double t2 = now_s();
         std::function<void(int)> repairs;
         if (!fail_at.empty()) {
             if (!call.repairer) return reason::accuracy_uncertified;
             repairs = call.repairer(fail_at.data(), fail_at.size());
         }
-        if (const char* why = compute(call, f, count, opt, mk)) return why;
+        double pack_s = 0;
+        if (const char* why = compute(call, f, count, opt, mk, &pack_s)) return why;
         if (repairs) repairs(opt.threads);
+        if (opt.times) {  // the facts pass counts as the split's; the residue packing too
+            opt.times->split_pack_s = (t1 - t0) + pack_s;
+            opt.times->certificate_s = t2 - t1;
+            opt.times->compute_s = now_s() - t2 - pack_s;
+        }
         if (opt.fp64_report) {
             opt.fp64_report->products = count;
             opt.fp64_report->margin = automatic ? decision.margin : 0;
