@@ -1,10 +1,12 @@
 // The one dispatch table of the kernels' instruction sets (kernels/isa/isas.def): for each
-// set, its tables of split and gathers, operand scan, reconstruction and certificate loops;
+// set, its tables of split and gathers, operand scan, reconstruction, certificate loops and
+// INT8 residue loops;
 // and the set this process uses, chosen once from the one CPU detector
 // (kernels/runtime/cpu_features.h). The micro-kernels are chosen per backend (backend.h).
 #pragma once
 
 #include "kernels/isa/fp64_certificate_loops.h"
+#include "kernels/isa/int8_residue_loops.h"
 #include "kernels/isa/operand_scan_runs.h"
 #include "kernels/isa/reconstruct.h"
 #include "kernels/isa/split.h"
@@ -24,6 +26,7 @@ struct IsaKernels {
     const ReconstructKernels* reconstruct;
     const ScanRuns* scan;
     const detail::CertLoops* certificate;
+    const detail::Int8ResidueLoops* int8_residues;
 };
 
 // Defined by each row's folder (kernels/isa/<id>/isa_<id>.cc).

@@ -8,6 +8,7 @@ target_sources(amxblas_kernels PRIVATE
   ${here}/operand_scan_portable.cc
   ${here}/reconstruct_portable.cc
   ${here}/fp64_certificate_portable.cc
+  ${here}/int8_residues_portable.cc
   ${here}/microkernel_reference.cc
 )
 # The split and the reconstruction do each IEEE operation as written: no FMA contraction.
@@ -15,6 +16,7 @@ set_source_files_properties(${here}/split_portable.cc ${here}/reconstruct_portab
   PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
 set_source_files_properties(${here}/fp64_certificate_portable.cc
   PROPERTIES COMPILE_OPTIONS "${AMXBLAS_CERTIFICATE_FLAGS}")
+set_source_files_properties(${here}/int8_residues_portable.cc PROPERTIES COMPILE_OPTIONS "${AMXBLAS_INT8_PACK_FLAGS}")
 
 # The reference micro-kernel: the oracle does each SDM step as written (no FMA contraction).
 # -O3, which Release has anyway, also in the sanitizer step's RelWithDebInfo (-O2) and in Debug:

@@ -1,0 +1,27 @@
+// The INT8 engine's per-block loops (kernels/int8/int8_pack.cc), built once per instruction set
+// of kernels/isa/isas.def from one source, kernels/int8/int8_residue_loops.inc: on AVX-512 they
+// run eight doubles a vector instead of plain x86-64's two. Every build computes the same
+// integers (exact FP64 arithmetic on integers below 2^53; tests/kernels/kernels_int8_residues_test.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/int8/crt_basis.h"
+
+namespace amxblas::kernels::detail {
+
+constexpr int kInt8BlockValues = 2048;  // one packed INT8 block (kAmxInt8Geometry: 32 x 64)
+
+struct Int8ResidueLoops {
+    // out[l][at + i] = round(v[i]) mod basis.m[l] in [-128, 127], i < kInt8BlockValues,
+    // for |v[i]| < 2^92 (round: to nearest, ties to even; exact integers above 2^52).
+    void (*residues)(const double* v, const CrtBasis& basis, std::int8_t* const* out, std::size_t at);
+    // out[at + i] = min(127, floor(|v[i]|)), for |v[i]| <= 128.
+    void (*digits)(const double* v, std::int8_t* out, std::size_t at);
+};
+
+const Int8ResidueLoops& int8_residue_loops_portable();
+const Int8ResidueLoops& int8_residue_loops_avx512();
+
+}  // namespace amxblas::kernels::detail

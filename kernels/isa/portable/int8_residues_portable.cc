@@ -1,0 +1,16 @@
+// The INT8 engine's block loops, portable build (kernels/isa/int8_residue_loops.h): two doubles
+// a vector on plain x86-64.
+#include <cmath>
+
+#include "kernels/isa/int8_residue_loops.h"
+
+namespace amxblas::kernels::detail {
+
+#include "kernels/int8/int8_residue_loops.inc"
+
+const Int8ResidueLoops& int8_residue_loops_portable() {
+    static const Int8ResidueLoops loops{int8_residues, int8_digits};
+    return loops;
+}
+
+}  // namespace amxblas::kernels::detail

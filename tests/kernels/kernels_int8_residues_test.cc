@@ -1,0 +1,106 @@
+// The INT8 engine's residue and digit loops (kernels/isa/int8_residue_loops.h) of the
+// instruction set under test (AMXBLAS_TEST_ISA) against their definition in 64- and 128-bit
+// integer arithmetic: every modulus, integers up to 2^91 of both signs, the rounding of
+// non-integers (ties included), and the digits' floor and cap.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+// cmocka.h declares print_error (fail_msg) without C linkage of its own.
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/int8/crt_basis.h"
+#include "tests/common/rng.h"
+#include "tests/kernels/isa_under_test.h"
+
+using namespace amxblas::kernels;
+using detail::kInt8BlockValues;
+
+namespace {
+
+Isa g_isa = Isa::portable;
+
+// round(x) to nearest, ties to even, as an exact 128-bit integer (x an integer above 2^52).
+__int128 exact_round(double x) {
+    if (std::fabs(x) >= 0x1p52) {
+        int e;
+        const double f = std::frexp(x, &e);
+        return __int128(std::int64_t(std::ldexp(f, 53))) << (e - 53);
+    }
+    return __int128(std::nearbyint(x));
+}
+
+int symmetric_residue(__int128 q, int m) {
+    int r = int(q % m);
+    if (m == 256) {
+        r = (r + 256) % 256;
+        return r > 127 ? r - 256 : r;
+    }
+    r += r < -(m / 2) ? m : 0;
+    r -= r > m / 2 ? m : 0;
+    return r;
+}
+
+void test_residues_match_definition(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    const CrtBasis& basis = crt_basis(kInt8MaxModuli);
+    amxblas::test::Rng r(17);
+    std::vector<double> v(kInt8BlockValues);
+    std::vector<std::vector<std::int8_t>> out(basis.count, std::vector<std::int8_t>(kInt8BlockValues + 64));
+    std::int8_t* ptr[kInt8MaxModuli];
+    for (int l = 0; l < basis.count; ++l) ptr[l] = out[l].data();
+    for (int round = 0; round < 40; ++round) {
+        for (int i = 0; i < kInt8BlockValues; ++i) {
+            const int e = int(std::fabs(r.uniform()) * 92);
+            double x = std::ldexp(r.uniform(), e);
+            if (i % 17 == 0) x = std::floor(x) + 0.5;                   // a tie
+            if (i % 29 == 0) x = std::ldexp(r.uniform() > 0 ? 1 : -1, 91) * (1 - 0x1p-53);  // the largest
+            if (i % 31 == 0) x = 0;
+            v[i] = x;
+        }
+        loops.residues(v.data(), basis, ptr, 64);
+        for (int l = 0; l < basis.count; ++l)
+            for (int i = 0; i < kInt8BlockValues; ++i) {
+                const int want = symmetric_residue(exact_round(v[i]), basis.m[l]);
+                if (out[l][64 + i] != want)
+                    fail_msg("isa %s: round(%.17g) mod %d = %d, want %d", isa_name(g_isa), v[i], basis.m[l],
+                             out[l][64 + i], want);
+            }
+    }
+}
+
+void test_digits_floor_and_cap(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    amxblas::test::Rng r(5);
+    std::vector<double> v(kInt8BlockValues);
+    std::vector<std::int8_t> out(kInt8BlockValues);
+    for (int i = 0; i < kInt8BlockValues; ++i) {
+        v[i] = r.uniform() * 128;
+        if (i % 13 == 0) v[i] = std::trunc(v[i]);      // exact integers: their own floor
+        if (i % 13 == 1) v[i] = std::trunc(v[i]) + 0.5;  // halves: the floor, not the even neighbour
+        if (i % 101 == 0) v[i] = i % 2 ? 128 : -128;      // the cap
+    }
+    loops.digits(v.data(), out.data(), 0);
+    for (int i = 0; i < kInt8BlockValues; ++i) {
+        const double want = std::min(127.0, std::floor(std::fabs(v[i])));
+        assert_int_equal(out[i], int(want));
+    }
+}
+
+}  // namespace
+
+int main() {
+    g_isa = amxblas::test::isa_under_test("kernels_int8_residues_test");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_residues_match_definition),
+        cmocka_unit_test(test_digits_floor_and_cap),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
