@@ -63,6 +63,17 @@ CrtBasis make_basis(int count) {
             p2 = p2 * 2 % b.m[l];
         }
     }
+    // Base 2^40 limbs of the 192-bit values.
+    const auto limb = [](const Wide& x, int j) {
+        const int bit = kCrtLimbBits * j, word = bit / 64, off = bit % 64;
+        unsigned __int128 two = x.w[word];
+        if (word + 1 < 3) two |= (unsigned __int128)x.w[word + 1] << 64;
+        return double(std::uint64_t(two >> off) & ((std::uint64_t(1) << kCrtLimbBits) - 1));
+    };
+    for (int j = 0; j < kCrtLimbs; ++j) {
+        for (int l = 0; l < count; ++l) b.w_limb[l][j] = limb(b.w[l], j);
+        b.M_limb[j] = limb(b.M, j);
+    }
     // floor(log2 M), from its limbs.
     int top = 191;
     while (top > 0 && !(b.M.w[top / 64] >> (top % 64) & 1)) --top;

@@ -22,6 +22,8 @@ namespace amxblas::kernels {
 constexpr int kInt8MinModuli = 6;
 constexpr int kInt8MaxModuli = 24;
 constexpr int kInt8MaxShift = 192;  // pow2_mod covers 2^0 .. 2^191
+// M / m_l and M in base 2^40 (crt_reconstruct.cc): five limbs cover 2^200 > M.
+constexpr int kCrtLimbBits = 40, kCrtLimbs = 5;
 
 struct CrtBasis {
     int count = 0;
@@ -33,6 +35,10 @@ struct CrtBasis {
     double log2_M = 0;
     // An integer with |x| < 2^range_bits is recovered exactly: 2^range_bits <= M / 4.
     int range_bits = 0;
+    // w_limb[l][j]: limb j of M / m_l in base 2^40 (an integer below 2^40, exact in FP64);
+    // M_limb[j] likewise.
+    double w_limb[kInt8MaxModuli][kCrtLimbs] = {};
+    double M_limb[kCrtLimbs] = {};
     // pow2_mod[l][e] = 2^e mod m_l: the residues of integers above 2^62 (int8_pack.cc).
     std::uint8_t pow2_mod[kInt8MaxModuli][kInt8MaxShift] = {};
 };

@@ -3,11 +3,40 @@
 #include <cmath>
 
 namespace amxblas::kernels {
+namespace {
+
+// x to the nearest integer, ties to even, for |x| < 2^52 (vectorizes, unlike std::nearbyint).
+inline double round_small(double x) {
+    const double big = std::copysign(0x1p52, x);
+    return (x + big) - big;
+}
+
+// x rounded to the nearest FP64, ties to even.
+double round_int128(__int128 x) {
+    const bool neg = x < 0;
+    const unsigned __int128 mag = neg ? -(unsigned __int128)x : (unsigned __int128)x;
+    const std::uint64_t hi = std::uint64_t(mag >> 64);
+    const int bits = hi ? 128 - __builtin_clzll(hi) : (mag ? 64 - __builtin_clzll(std::uint64_t(mag)) : 0);
+    double r;
+    if (bits <= 53) {
+        r = double(std::uint64_t(mag));
+    } else {
+        const int shift = bits - 53;
+        std::uint64_t keep = std::uint64_t(mag >> shift);
+        const unsigned __int128 rest = mag & (((unsigned __int128)1 << shift) - 1), half = (unsigned __int128)1 << (shift - 1);
+        if (rest > half || (rest == half && (keep & 1))) ++keep;  // may reach 2^53: still exact
+        r = std::ldexp(double(keep), shift);
+    }
+    return neg ? -r : r;
+}
+
+}  // namespace
 
 double round_to_double(const Wide& x) {
+    // Balanced 40-bit limbs of x, then the same rounding as crt_to_double's.
     const bool neg = x.negative();
     Wide mag = x;
-    if (neg) {  // two's complement negation
+    if (neg) {
         unsigned __int128 carry = 1;
         for (int i = 0; i < 3; ++i) {
             const unsigned __int128 t = (unsigned __int128)(~x.w[i]) + carry;
@@ -15,22 +44,26 @@ double round_to_double(const Wide& x) {
             carry = t >> 64;
         }
     }
-    int top = -1;  // the highest set bit
-    for (int i = 2; i >= 0 && top < 0; --i)
-        if (mag.w[i]) top = 64 * i + 63 - __builtin_clzll(mag.w[i]);
-    const auto bit = [&mag](int b) { return b >= 0 && (mag.w[b / 64] >> (b % 64) & 1); };
+    // mag < 2^191: its value is sum_j limb_j 2^(40 j) with limbs in [0, 2^40).
+    std::int64_t limbs[kCrtLimbs];
+    for (int j = 0; j < kCrtLimbs; ++j) {
+        const int bit = kCrtLimbBits * j, word = bit / 64, off = bit % 64;
+        unsigned __int128 two = mag.w[word];
+        if (word + 1 < 3) two |= (unsigned __int128)mag.w[word + 1] << 64;
+        limbs[j] = std::int64_t(std::uint64_t(two >> off) & ((std::uint64_t(1) << kCrtLimbBits) - 1));
+    }
+    int top = kCrtLimbs - 1;
+    while (top > 0 && limbs[top] == 0) --top;
     double r;
-    if (top < 53) {
-        r = double(mag.w[0]);  // exact
+    if (top <= 2) {
+        __int128 v = 0;
+        for (int j = top; j >= 0; --j) v = (v << kCrtLimbBits) + limbs[j];
+        r = round_int128(v);
     } else {
-        const int shift = top - 52;  // keep bits top .. shift
-        std::uint64_t keep = 0;
-        for (int b = top; b >= shift; --b) keep = keep << 1 | std::uint64_t(bit(b));
-        bool below = false;  // any set bit under the half
-        for (int b = shift - 2; b >= 0 && !below; --b) below = bit(b);
-        const bool half = bit(shift - 1);
-        if (half && (below || (keep & 1))) ++keep;  // may reach 2^53: still exact
-        r = std::ldexp(double(keep), shift);
+        const __int128 t3 = ((__int128)limbs[top] << 80) + ((__int128)limbs[top - 1] << 40) + limbs[top - 2];
+        bool rest = false;
+        for (int j = top - 3; j >= 0; --j) rest = rest || limbs[j] != 0;
+        r = std::ldexp(round_int128(2 * t3 + (rest ? 1 : 0)), kCrtLimbBits * (top - 2) - 1);
     }
     return neg ? -r : r;
 }
@@ -48,6 +81,60 @@ Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
     }
     sub_mul(sum, b.M, std::uint32_t(std::nearbyint(frac)));  // 0 <= k <= count
     return sum;
+}
+
+void crt_to_double(const CrtBasis& b, const std::int32_t* c, std::size_t stride, int count, double* out) {
+    alignas(64) double frac[kCrtRow], limb[kCrtLimbs][kCrtRow];
+    for (int e = 0; e < count; ++e) frac[e] = 0;
+    for (int j = 0; j < kCrtLimbs; ++j)
+        for (int e = 0; e < count; ++e) limb[j][e] = 0;
+    // y_l symmetric: |y| <= m / 2 <= 128; every product and sum below is an integer under 2^53.
+    for (int l = 0; l < b.count; ++l) {
+        const double m = b.m[l], inv = b.inv_m[l], q = b.q[l];
+        const std::int32_t* cl = c + l * stride;
+        double w[kCrtLimbs];
+        for (int j = 0; j < kCrtLimbs; ++j) w[j] = b.w_limb[l][j];
+        for (int e = 0; e < count; ++e) {
+            const double x = cl[e];
+            // x / m is never within 2^-28 of a half-integer but where it is one (m = 256), so
+            // the rounded quotient is the nearest: |r| <= m / 2, and likewise |y| <= m / 2.
+            const double r = x - round_small(x * inv) * m;
+            const double p = r * q;
+            const double y = p - round_small(p * inv) * m;  // congruent to c q
+            frac[e] += y * inv;
+            for (int j = 0; j < kCrtLimbs; ++j) limb[j][e] += y * w[j];
+        }
+    }
+    for (int e = 0; e < count; ++e) {
+        const double k = round_small(frac[e]);
+        for (int j = 0; j < kCrtLimbs; ++j) limb[j][e] -= k * b.M_limb[j];
+    }
+    // Carries up, exactly: each limb ends in [-2^39, 2^39].
+    for (int j = 0; j + 1 < kCrtLimbs; ++j)
+        for (int e = 0; e < count; ++e) {
+            const double carry = round_small(limb[j][e] * 0x1p-40);
+            limb[j][e] -= carry * 0x1p40;
+            limb[j + 1][e] += carry;
+        }
+    // P = sum_j limb_j 2^(40 j), |P| < 2^182. Rounded once: the top three nonzero limbs hold
+    // at least 79 bits, so the rest (below half a unit of their last bit) only breaks ties:
+    // its sign enters as one more bit.
+    for (int e = 0; e < count; ++e) {
+        int top = kCrtLimbs - 1;
+        while (top > 0 && limb[top][e] == 0) --top;
+        if (top <= 2) {
+            __int128 v = 0;
+            for (int j = top; j >= 0; --j) v = v * ((__int128)1 << kCrtLimbBits) + (__int128)(std::int64_t)limb[j][e];
+            out[e] = round_int128(v);
+            continue;
+        }
+        const __int128 t3 = (__int128)(std::int64_t)limb[top][e] * ((__int128)1 << 80) +
+                            (__int128)(std::int64_t)limb[top - 1][e] * ((__int128)1 << 40) + (std::int64_t)limb[top - 2][e];
+        double rest = 0;
+        for (int j = top - 3; j >= 0; --j) rest = rest != 0 ? rest : limb[j][e];
+        const int sticky = rest > 0 ? 1 : rest < 0 ? -1 : 0;
+        out[e] = std::ldexp(round_int128(2 * t3 + sticky), kCrtLimbBits * (top - 2) - 1);
+    }
 }
 
 }  // namespace amxblas::kernels

@@ -1,13 +1,18 @@
 // From the residues of the INT8 GEMMs back to FP64: the integer P_ij = (Ā B̄)_ij, exactly, then
 // rounded once to FP64 (docs/fp64-int8.md, Section 3).
 //
-// With y_l = (c_l q_l) mod m_l in [0, m_l) (c_l: anything congruent to P_ij mod m_l, q_l and
-// the rest from crt_basis.h), the Chinese remainder theorem gives
+// With y_l = (c_l q_l) mod m_l (c_l: anything congruent to P_ij mod m_l; q_l and the rest from
+// crt_basis.h), the Chinese remainder theorem gives
 //     P_ij = sum_l y_l (M / m_l) - k M,   k = sum_l y_l / m_l - P_ij / M.
 // The engine keeps |P_ij| < 2^range_bits <= M / 4, so k is the integer nearest to
-// sum_l y_l / m_l, which FP64 evaluates within 24 * 24 * 2^-53 of its value: k is exact. The
-// sum is then formed modulo 2^192 (wide_int.h; M < 2^185), where the result, below 2^182
-// in magnitude, is the two's complement of P_ij.
+// sum_l y_l / m_l, which FP64 evaluates within 24 * 24 * 2^-53 of its value: k is exact.
+//
+// crt_value forms the sum modulo 2^192 (wide_int.h; M < 2^185), where the result, below 2^182
+// in magnitude, is P's two's complement: the definition, for the tests. crt_to_double computes
+// the same P for a row of entries with FP64 arithmetic that is exact and vectorizes: the y_l
+// symmetric (|y_l| <= 128), M / m_l and M in five limbs of 40 bits, each limb's sum
+// sum_l y_l w_lj - k M_j an integer below 2^53, the carries moved up exactly; then the top three
+// limbs and the sign of the rest round P once (crt_reconstruct.cc).
 #pragma once
 
 #include <cstddef>
@@ -19,5 +24,9 @@ namespace amxblas::kernels {
 
 // The exact P for one entry from its residues c[l * stride], l < b.count.
 Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride);
+
+// out[e] = fl(P_e) for e < count (at most kCrtRow), the residues of entry e at c[l * stride + e].
+constexpr int kCrtRow = 256;
+void crt_to_double(const CrtBasis& b, const std::int32_t* c, std::size_t stride, int count, double* out);
 
 }  // namespace amxblas::kernels

@@ -150,11 +150,11 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
                 double* out = ws.blocks + std::size_t(participant) * kBlockM * kBlockN;
                 for (int r = 0; r < br; ++r) {
                     const int i = i0 + bi + r, s = int8_shift(f.a, i, halves.a);
-                    const std::int32_t* res = ws.acc + std::size_t(bi + r) * ws.acc_ld + bj;
+                    double* row = out + r * kBlockN;
+                    crt_to_double(basis, ws.acc + std::size_t(bi + r) * ws.acc_ld + bj, ws.acc_layer, bc, row);
                     for (int c = 0; c < bc; ++c) {
                         const int t = int8_shift(f.b, j0 + bj + c, halves.b);
-                        const double p = round_to_double(crt_value(basis, res + c, ws.acc_layer));
-                        out[r * kBlockN + c] = p == 0 ? 0.0 : std::ldexp(p, -s - t);
+                        row[c] = row[c] == 0 ? 0.0 : std::ldexp(row[c], -s - t);
                     }
                 }
                 call.write(i0 + bi, j0 + bj, br, bc, out);

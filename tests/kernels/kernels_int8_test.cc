@@ -149,6 +149,10 @@ void test_crt_recovers_exactly(void**) {
                 res[l] = std::int32_t(v) + b.m[l] * int(r.uniform() * 1000);
             }
             assert_true(crt_value(b, res, 1) == Wide::from(x));
+            // The FP64 reconstruction of the same residues: fl(x), one rounding.
+            double fast;
+            crt_to_double(b, res, 1, 1, &fast);
+            if (fast != round_to_double_i(x)) fail_msg("moduli %d: crt_to_double %.17g, want %.17g", c, fast, round_to_double_i(x));
         }
     }
 }
