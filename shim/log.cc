@@ -153,7 +153,7 @@ struct SummaryRow {
 constexpr int kMaxSummaryRows = 128;
 SummaryRow g_rows[kMaxSummaryRows];
 std::atomic<int> g_row_count{0};
-constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_auto) + 1;
+constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_int8) + 1;
 SummaryRow g_other[kRouteCount];  // per route, the calls no row had room for
 pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 // Calls counted in the rows, and how many of them the last written summary covered: a summary
