@@ -205,7 +205,29 @@ void call_line_format(void**) {
     assert_string_equal(line,
                         "amxblas: routine=dgemm_ layout=col transa=N transb=T m=2048 n=2048 "
                         "k=2048 lda=2048 ldb=2048 ldc=2048 route=fp64-10 backend=amx "
-                        "threads=2 time_us=1834.0 gflops=9367.43");
+                        "threads=2 engine=bf16 products=10 time_us=1834.0 gflops=9367.43");
+    // Every routed FP64 line says its engine and count: INT8's moduli are the record's.
+    r.route = Route::amx_fp64_int8;
+    r.fp64_products = 12;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=fp64-int8 backend=amx threads=2 engine=int8 products=12 time_us=1834.0 "));
+    // Auto: the count picked, then the certificate's margin and the repairs, for either engine.
+    r.fp64_auto = true;
+    r.fp64_products = 16;
+    r.fp64_margin = 3.25;
+    r.fp64_repaired = 2;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=fp64-int8 backend=amx threads=2 engine=int8 products=16 margin=3.25 "
+                                      "repaired=2 time_us=1834.0 "));
+    r.route = Route::amx_fp64_21;
+    r.fp64_products = 21;
+    r.fp64_repaired = 0;
+    r.predicted_speedup = 1.5;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=fp64-21 backend=amx threads=2 engine=bf16 products=21 margin=3.25 "
+                                      "repaired=0 predicted=1.50x time_us=1834.0 "));
+    r.fp64_auto = false;
+    r.predicted_speedup = 0;
     r.route = Route::forward;
     r.reason = "shape:not-square";
     r.m = 10;
