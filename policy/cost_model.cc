@@ -85,6 +85,95 @@ std::int64_t block_side(std::int64_t m, std::int64_t n, int threads) {
     return b;
 }
 
+// The real BLAS's time and the sum of the routed phases, from the phases p already has.
+void finish(const CostInput& in, const CostConstants& c, int threads, CostPrediction* p) {
+    const bool fp64 = in.precision == kernels::Precision::fp64;
+    p->overhead_s = c.overhead_s;
+    p->routed_s = p->scan_s + p->split_pack_s + p->products_s + p->reconstruct_s + p->overhead_s;
+    const double flops = (in.complex ? 8.0 : 2.0) * double(in.m) * double(in.n) * double(in.k);
+    p->blas_flops = flops;
+    p->blas_s = flops / ((fp64 ? c.blas_flops_s_fp64 : c.blas_flops_s_fp32) * threads);
+    p->speedup = p->routed_s > 0 ? p->blas_s / p->routed_s : 0;
+}
+
+// The INT8 engine's chunks (kernels/int8/int8_gemm.cc, int8_chunking, restated: the policy may
+// include only kernels/common/): KC = min(K, 4096) in whole K steps, then the largest square
+// MC = NC (clipped to the call) from 4096 down to 32 whose `layers` packed chunks, INT32
+// accumulators, the optional FP64 array and the per-thread tiles and blocks fit 48 MiB.
+struct Int8Chunks {
+    std::int64_t mc, nc, kc;
+};
+Int8Chunks int8_chunks(std::int64_t m, std::int64_t n, std::int64_t k, int layers, bool extra, int threads) {
+    const std::int64_t kc = std::min<std::int64_t>(std::int64_t(ceil_div(k, kCostInt8Kstep)) * kCostInt8Kstep,
+                                                   kCostInt8ChunkDepth);
+    const std::int64_t mp = std::int64_t(ru(m)), np = std::int64_t(ru(n));
+    Int8Chunks ch{mp, np, kc};
+    for (std::int64_t x = kCostInt8MaxSide; x >= kCostTile; x /= 2) {
+        ch.mc = std::min(mp, x);
+        ch.nc = std::min(np, x);
+        const std::int64_t bytes = layers * (ch.mc + ch.nc) * kc + layers * ch.mc * ch.nc * 4 +
+                                   (extra ? ch.mc * ch.nc * 8 : 0) +
+                                   std::int64_t(threads) * (kCostTile * kCostTile * 4 + kCostBlock * kCostBlock * 8);
+        if (bytes <= kCostInt8BudgetBytes) break;
+    }
+    return ch;
+}
+
+// The INT8 engine (docs/cost-model.md, "The INT8 engine"): `count` products of INT8 residues,
+// one per modulus, plus for auto one product of magnitudes before them (its certificate).
+// TDPBSSD does 16 x 16 x 64 multiply-adds where TDPBF16PS does 16 x 16 x 32, at the same
+// throughput (assumed: the optimization manual lists both at 16 cycles): 4 per 32 x 32 x 64
+// step, 4 TILELOADD per step, 4 TILESTORED per tile and K chunk. The vector backends are taken
+// at their FP64 BF16 step's time per multiply-add (twice a BF16 step's time per INT8 step), and
+// the split of residues at the FP64 split's rate per byte: assumptions, not measured.
+void predict_int8(const CostInput& in, const CostConstants& c, int threads, CostPrediction* p) {
+    const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
+    const bool automatic = in.products == kernels::kFp64Auto;
+    const int count = automatic ? kCostInt8AutoModuli : in.products;
+    const double products = count + (automatic ? 1 : 0);
+
+    const double tiles = ceil_div(m, kCostTile) * ceil_div(n, kCostTile), steps = ceil_div(k, kCostInt8Kstep);
+    const Int8Chunks ch = int8_chunks(m, n, k, count, false, threads);
+    const double chunks_k = ceil_div(k, ch.kc);
+    const std::int64_t side = block_side(m, n, threads);
+    p->blocks = std::int64_t(ceil_div(m, side) * ceil_div(n, side));
+    const double per_thread = ceil_div(p->blocks, threads) / double(p->blocks);
+
+    p->product_steps = products * tiles * steps;
+    double work_s;
+    if (c.tiles) {
+        p->tdpbssd = 4 * p->product_steps;
+        p->tileloadd = 4 * p->product_steps;
+        p->tilestored = 4 * products * tiles * chunks_k;
+        work_s = std::max(c.tdp_cycles * p->tdpbssd, c.load_cycles * p->tileloadd + c.store_cycles * p->tilestored) /
+                 c.clock_hz;
+    } else {
+        work_s = p->product_steps * 2 * c.step_s_fp64;
+    }
+    p->products_s = work_s * per_thread;
+
+    // Reconstruction: each modulus's INT32 sums are reduced after every K chunk and turned into
+    // FP64 by the CRT once (auto: the magnitudes added into FP64 per chunk); then C is written.
+    const double values = products * ru(m) * ru(n) * chunks_k + double(m) * n;
+    p->recon_values = values;
+    p->reconstruct_s = values / c.recon_values_s_fp64 * per_thread;
+
+    // Split + pack: one read of each operand for its facts; then op(A) is packed once per
+    // super-block column and op(B) once per row, reading 8 bytes and writing one byte per
+    // modulus per value; auto first packs the magnitudes (one byte) under its own chunks.
+    const double a_bytes = double(m) * k * 8, b_bytes = double(k) * n * 8;
+    const double a_layer = ru(m) * ceil_div(k, kCostInt8Kstep) * kCostInt8Kstep;
+    const double b_layer = ru(n) * ceil_div(k, kCostInt8Kstep) * kCostInt8Kstep;
+    auto packs = [&](const Int8Chunks& x, double layers) {
+        return ceil_div(n, x.nc) * (a_bytes + layers * a_layer) + ceil_div(m, x.mc) * (b_bytes + layers * b_layer);
+    };
+    double sp_bytes = a_bytes + b_bytes + packs(ch, count);
+    if (automatic) sp_bytes += packs(int8_chunks(m, n, k, 1, true, threads), 1);
+    p->split_pack_bytes = sp_bytes;
+    p->split_pack_s = sp_bytes / c.split_pack_bytes_s_fp64 / threads;
+    finish(in, c, threads, p);
+}
+
 }  // namespace
 
 const CostConstants& cost_constants(kernels::Backend b) {
@@ -101,6 +190,10 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     CostPrediction p;
     const bool fp64 = in.precision == kernels::Precision::fp64;
     const int threads = std::max(1, in.threads);
+    if (fp64 && in.engine == kernels::Fp64Engine::int8) {
+        predict_int8(in, c, threads, &p);
+        return p;
+    }
     // A complex call is one real GEMM of M x 2N x 2K (kernels/driver/complex_gemm.cc).
     const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
     // FP64 auto: what it picks on ordinary inputs, 21 products of 6 slices (docs/accuracy.md),
@@ -165,13 +258,7 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     // The FP32 domain scan reads op(A) and op(B) once; FP64 reads them once for the exponents
     // (counted in its split + pack rate's calibration, as the fused scan used to be).
     p.scan_s = fp64 ? 0 : in_bytes / c.scan_bytes_s / threads;
-    p.overhead_s = c.overhead_s;
-    p.routed_s = p.scan_s + p.split_pack_s + p.products_s + p.reconstruct_s + p.overhead_s;
-
-    const double flops = (in.complex ? 8.0 : 2.0) * double(in.m) * double(in.n) * double(in.k);
-    p.blas_flops = flops;
-    p.blas_s = flops / ((fp64 ? c.blas_flops_s_fp64 : c.blas_flops_s_fp32) * threads);
-    p.speedup = p.routed_s > 0 ? p.blas_s / p.routed_s : 0;
+    finish(in, c, threads, &p);
     return p;
 }
 

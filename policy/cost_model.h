@@ -17,6 +17,13 @@ namespace amxblas {
 // The kernels' geometry as the model counts it: 32 x 32 x 32 micro-kernel steps in
 // 256 x 256 x 256 blocks, cut down to 64 x 64 for calls with fewer than 8 blocks per thread.
 inline constexpr int kCostTile = 32, kCostBlock = 256, kCostMinBlock = 64, kCostBlocksPerThread = 8;
+// The INT8 engine's (kernels/int8/int8_walk.h): a K step of 64 (kAmxInt8Geometry), K chunks of
+// at most 4096, and the largest MC = NC from 4096 down whose buffers fit 48 MiB.
+inline constexpr int kCostInt8Kstep = 64, kCostInt8ChunkDepth = 4096, kCostInt8MaxSide = 4096;
+inline constexpr std::int64_t kCostInt8BudgetBytes = std::int64_t(48) << 20;
+// INT8 auto on ordinary inputs: 16 moduli (kernels/int8/int8_certificate.h: 14, then 2 more to
+// reach a unit roundoff of |A||B|, on uniform data at N = 512).
+inline constexpr int kCostInt8AutoModuli = 16;
 
 // A call routes where predicted speedup >= this margin: 10% headroom for the model's error
 // (its calibrated phases were within about 30% of measured times, docs/cost-model.md) without
@@ -45,6 +52,9 @@ struct CostInput {
     std::int64_t m = 0, n = 0, k = 0;
     int products = 6;                 // the route's products; kernels::kFp64Auto for auto
     int slices = 3;                   // the route's slices (split + pack writes this many)
+    // FP64: the engine whose cost is predicted. int8: `products` INT8 moduli (kernels/int8/), or
+    // kFp64Auto for INT8's auto; slices is then not read.
+    kernels::Fp64Engine engine = kernels::Fp64Engine::bf16;
     kernels::Backend backend = kernels::Backend::amx;
     int threads = 1;                  // of the routed call; the real BLAS is given as many
 };
@@ -56,7 +66,8 @@ struct CostPrediction {
     double blas_s = 0;      // the real BLAS on the same threads
     double speedup = 0;     // blas_s / routed_s
     // The counts behind them (AMX: the harness's instruction counts, tests/bench/bench_amx.cc).
-    double product_steps = 0, tdpbf16ps = 0, tileloadd = 0, tilestored = 0;
+    // INT8: product_steps counts 32 x 32 x 64 steps, and its tile products are in tdpbssd.
+    double product_steps = 0, tdpbf16ps = 0, tdpbssd = 0, tileloadd = 0, tilestored = 0;
     double scan_bytes = 0, split_pack_bytes = 0, recon_values = 0, blas_flops = 0;
     std::int64_t blocks = 0;
 };

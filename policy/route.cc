@@ -20,6 +20,7 @@ const kernels::Variant* route_variant(Route r) {
 const char* route_name(Route r) {
     if (r == Route::beta_scale) return "beta-scale";
     if (r == Route::amx_fp64_auto) return "fp64-auto";
+    if (r == Route::amx_fp64_int8) return "fp64-int8";
     const kernels::Variant* v = route_variant(r);
     return v ? v->route : "forward";
 }
@@ -30,10 +31,25 @@ Route fp64_route(int products) {
     return v ? static_cast<Route>(kFirstVariantRoute + (v - kernels::kVariants)) : Route::forward;
 }
 
+Route fp64_route(kernels::Fp64Engine engine, int products) {
+    if (engine == kernels::Fp64Engine::int8 && products > 0) return Route::amx_fp64_int8;
+    return fp64_route(products);
+}
+
 int route_products(Route r) {
     if (r == Route::amx_fp64_auto) return kernels::kFp64Auto;
     const kernels::Variant* v = route_variant(r);
     return v ? v->products : 0;
+}
+
+int route_products(Route r, const Settings& s) {
+    return r == Route::amx_fp64_int8 ? s.fp64_products : route_products(r);
+}
+
+bool route_is_fp64(Route r) {
+    if (r == Route::amx_fp64_auto || r == Route::amx_fp64_int8) return true;
+    const kernels::Variant* v = route_variant(r);
+    return v && v->precision == kernels::Precision::fp64;
 }
 
 namespace {
@@ -110,16 +126,21 @@ int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_
     return 0;
 }
 
-CostInput cost_input(const GemmCall& call, Route r, kernels::Backend b, int threads) {
+CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads) {
     CostInput in;
     in.precision = call.precision;
     in.complex = call.complex;
     in.m = call.m;
     in.n = call.n;
     in.k = call.k;
-    in.products = route_products(r);
+    in.products = route_products(r, s);
     const kernels::Variant* v = route_variant(r);
     in.slices = v ? v->slices : kernels::kFp64Slices;  // FP64 auto splits every slice
+    // The INT8 engine's cost where it is the only one that runs: its fixed route, and auto under
+    // AMXBLAS_FP64_ENGINE=int8. Auto under the auto engine keeps BF16 auto's model (INT8 runs
+    // first there, and BF16 after it where its certificate cannot pass): docs/cost-model.md.
+    if (r == Route::amx_fp64_int8 || (r == Route::amx_fp64_auto && s.fp64_engine == kernels::Fp64Engine::int8))
+        in.engine = kernels::Fp64Engine::int8;
     in.backend = b;
     in.threads = threads;
     return in;
@@ -158,7 +179,7 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
         if (!settings.fp32) return forward(reason::fp32_disabled);
         route = Route::amx_fp32;
     } else {
-        route = fp64_route(settings.fp64_products);
+        route = fp64_route(settings.fp64_engine, settings.fp64_products);
         if (route == Route::forward) return forward(reason::fp64_disabled);
     }
 
@@ -194,7 +215,7 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     // table's first row, amx), so that a machine without it still logs which calls would gain.
     if (settings.shapes == ShapeRule::automatic) {
         const kernels::Backend b = machine ? asked_backend(settings.backend) : d.backend;
-        d.predicted_speedup = predict_cost(cost_input(call, route, b, threads)).speedup;
+        d.predicted_speedup = predict_cost(cost_input(call, route, settings, b, threads)).speedup;
         if (d.predicted_speedup < kCostMargin) return forward(reason::cost_no_gain);
     }
     if (machine) return forward(machine);

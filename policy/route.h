@@ -26,17 +26,31 @@ enum class Route {
 #include "kernels/common/variants.def"
 #undef AMXBLAS_VARIANT
     amx_fp64_auto,  // AMXBLAS_FP64_PRODUCTS=auto: the kernels pick an FP64 variant per call
+    // AMXBLAS_FP64_ENGINE=int8 with a fixed count: the INT8 engine (kernels/int8/) with that
+    // many moduli, which the route does not carry (route_products(r, settings)). Kept last:
+    // shim/log.cc counts the routes up to the last enumerator.
+    amx_fp64_int8,
 };
 
 // The variant of an emulated route; nullptr for forward and beta_scale.
 const kernels::Variant* route_variant(Route r);
 
-// "fp32", "fp64-10", ..., "beta-scale" or "forward": the log's route= field.
+// "fp32", "fp64-10", ..., "fp64-int8", "beta-scale" or "forward": the log's route= field.
 const char* route_name(Route r);
 // An FP64 variant's product count -> its route, kernels::kFp64Auto -> amx_fp64_auto; else forward.
 Route fp64_route(int products);
-// The variant's products (6 for FP32), kernels::kFp64Auto for amx_fp64_auto; 0 for forward, beta_scale.
+// The route of AMXBLAS_FP64_PRODUCTS under an engine: a fixed count under int8 -> amx_fp64_int8
+// (the settings checked its range; the kernels refuse one outside it with config:fp64-products);
+// everything else as fp64_route(products): under the auto engine a fixed count means BF16.
+Route fp64_route(kernels::Fp64Engine engine, int products);
+// The variant's products (6 for FP32), kernels::kFp64Auto for amx_fp64_auto; 0 for forward,
+// beta_scale and amx_fp64_int8 (whose count is the settings').
 int route_products(Route r);
+// The count the kernels run on route r under s (RunOptions::fp64_products): s.fp64_products,
+// the INT8 moduli, on amx_fp64_int8; route_products(r) otherwise.
+int route_products(Route r, const Settings& s);
+// True for the routes that run an FP64 engine (DGEMM, ZGEMM).
+bool route_is_fp64(Route r);
 
 // One GEMM call in column-major form (a row-major CBLAS call is converted before this).
 struct GemmCall {
@@ -75,12 +89,13 @@ struct Decision {
     double predicted_speedup = 0;
 };
 
+// The cost model's input for this call on route r (an emulated one) under settings s (the INT8
+// route's count, the engine auto runs), backend b and threads: what decide() asks the model
+// under AMXBLAS_SHAPES=auto, and amxblas-explain prints.
+CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads);
+
 // The parameter number the reference BLAS xerbla would report for these column-major GEMM
 // arguments (1 = TRANSA ... 13 = LDC), or 0 when they are valid.
-// The cost model's input for this call on route r (an emulated one), backend b and threads: what
-// decide() asks the model under AMXBLAS_SHAPES=auto, and amxblas-explain prints.
-CostInput cost_input(const GemmCall& call, Route r, kernels::Backend b, int threads);
-
 int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            std::int64_t lda, std::int64_t ldb, std::int64_t ldc);
 

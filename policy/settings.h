@@ -24,8 +24,13 @@ enum class BackendChoice {
 
 struct Settings {
     bool fp32 = true;            // AMXBLAS_FP32: route eligible SGEMM calls
-    // AMXBLAS_FP64_PRODUCTS: 0 (no DGEMM routed), 6, 10, 15, 21, 28, 36, or -1 for "auto"
-    // (kernels::kFp64Auto: the fewest products whose per-entry certificate holds).
+    // AMXBLAS_FP64_ENGINE: bf16, int8, or automatic (auto: under fp64_products = auto the kernels
+    // try INT8's certificate first, then BF16's auto; a fixed count means BF16, so that
+    // AMXBLAS_FP64_PRODUCTS=21 stays the paper's experiment).
+    kernels::Fp64Engine fp64_engine = kernels::Fp64Engine::automatic;
+    // AMXBLAS_FP64_PRODUCTS: 0 (no DGEMM routed), or -1 for "auto" (kernels::kFp64Auto: the
+    // kernels pick per call, certified per entry); else, under the bf16 and auto engines, the
+    // BF16 products 6, 10, 15, 21, 28 or 36, under the int8 engine the INT8 moduli 6 ... 16.
     int fp64_products = 0;
     double fp64_tol = 1;         // AMXBLAS_FP64_TOL: auto's accepted factor over DGEMM's bound
     // AMXBLAS_MIN_N: smallest M, N and K that are routed. 256 is the paper's smallest measured

@@ -6,10 +6,12 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/common/variants.h"
+#include "kernels/int8/crt_basis.h"
 #include "shim/hardware.h"
 #include "shim/messages.h"
 
@@ -86,15 +88,30 @@ std::string one_of(const std::string* choices, int count) {
     return s;
 }
 
-// AMXBLAS_FP64_PRODUCTS: 0 (route no DGEMM), the product count of an FP64 variant
+// AMXBLAS_FP64_ENGINE's values, in the order of kernels::Fp64Engine.
+constexpr const char* kFp64EngineNames[] = {"bf16", "int8", "auto"};
+static_assert(static_cast<int>(kernels::Fp64Engine::bf16) == 0 && static_cast<int>(kernels::Fp64Engine::int8) == 1 &&
+                  static_cast<int>(kernels::Fp64Engine::automatic) == 2,
+              "kFp64EngineNames follows kernels::Fp64Engine");
+
+// AMXBLAS_FP64_PRODUCTS under the int8 engine: 0, a count of moduli the INT8 engine has a basis
+// for, or auto. Under bf16 and auto: 0, the product count of an FP64 variant
 // (kernels/common/variants.def), or auto.
-std::string fp64_products_choices() {
-    std::string choices[kernels::kVariantCount + 2] = {"0"};
+bool fp64_count_accepted(kernels::Fp64Engine engine, long v) {
+    if (v == 0) return true;
+    if (engine == kernels::Fp64Engine::int8) return v >= kernels::kInt8MinModuli && v <= kernels::kInt8MaxModuli;
+    return kernels::fp64_variant(static_cast<int>(v)) != nullptr;
+}
+
+// The accepted AMXBLAS_FP64_PRODUCTS values for the engine in force, for its warning.
+std::string fp64_products_choices(kernels::Fp64Engine engine) {
+    std::string choices[kernels::kInt8MaxModuli + kernels::kVariantCount + 2] = {"0"};
     int n = 1;
-    for (const kernels::Variant& var : kernels::kVariants)
-        if (var.precision == kernels::Precision::fp64) choices[n++] = std::to_string(var.products);
+    for (int v = 1; v <= std::max(kernels::kMaxFp64Products, kernels::kInt8MaxModuli); ++v)
+        if (fp64_count_accepted(engine, v)) choices[n++] = std::to_string(v);
     choices[n++] = "auto";
-    return one_of(choices, n);
+    return std::string("accepted with AMXBLAS_FP64_ENGINE=") + kFp64EngineNames[static_cast<int>(engine)] + ": " +
+           one_of(choices, n);
 }
 
 // AMXBLAS_BACKEND: auto, or a backend of kernels/common/backends.def by name.
@@ -117,13 +134,23 @@ Settings read_settings(EnvLookup env, int cores) {
         else if (!std::strcmp(x, "0")) s.fp32 = false;
         else warn_invalid("AMXBLAS_FP32", x, "accepted: 0 or 1", "1");
     }
+    // The engine first: it decides which counts AMXBLAS_FP64_PRODUCTS accepts.
+    if (const char* x = env("AMXBLAS_FP64_ENGINE")) {
+        const auto* name = std::find_if(std::begin(kFp64EngineNames), std::end(kFp64EngineNames),
+                                        [x](const char* n) { return !std::strcmp(x, n); });
+        if (name != std::end(kFp64EngineNames))
+            s.fp64_engine = static_cast<kernels::Fp64Engine>(name - std::begin(kFp64EngineNames));
+        else
+            warn_invalid("AMXBLAS_FP64_ENGINE", x, "accepted: auto, bf16 or int8", "auto");
+    }
     if (const char* x = env("AMXBLAS_FP64_PRODUCTS")) {
         if (!std::strcmp(x, "auto"))
             s.fp64_products = kernels::kFp64Auto;
-        else if (parse_int(x, 0, kernels::kMaxFp64Products, &v) && (v == 0 || kernels::fp64_variant(static_cast<int>(v))))
+        else if (parse_int(x, 0, std::max(kernels::kMaxFp64Products, kernels::kInt8MaxModuli), &v) &&
+                 fp64_count_accepted(s.fp64_engine, v))
             s.fp64_products = static_cast<int>(v);
         else
-            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, ("accepted: " + fp64_products_choices()).c_str(), "0");
+            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, fp64_products_choices(s.fp64_engine).c_str(), "0");
     }
     if (const char* x = env("AMXBLAS_FP64_TOL")) {
         double t = 0;

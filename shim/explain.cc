@@ -46,7 +46,7 @@ kernels::Backend backend_at_hand(const Settings& s, const Hardware& hw) {
 
 void print_row(kernels::Backend b, const GemmCall& call, const Settings& s, const Hardware& hw, Route route,
                int threads, const char* where) {
-    const CostPrediction p = predict_cost(cost_input(call, route, b, threads));
+    const CostPrediction p = predict_cost(cost_input(call, route, s, b, threads));
     Settings auto_s = s;
     auto_s.shapes = ShapeRule::automatic;
     auto_s.backend = static_cast<BackendChoice>(static_cast<int>(b) + 1);
@@ -86,17 +86,26 @@ int main(int argc, char** argv) {
         s.backend = static_cast<BackendChoice>(static_cast<int>(b) + 1);
     }
     // FP64 routing is off by default: explain the route a user would turn on to DGEMM's accuracy.
-    const bool fp64_off = call.precision == Precision::fp64 && fp64_route(s.fp64_products) == Route::forward;
-    if (fp64_off) s.fp64_products = 21;
-    const Route route = call.precision == Precision::fp32 ? Route::amx_fp32 : fp64_route(s.fp64_products);
+    const bool fp64_off =
+        call.precision == Precision::fp64 && fp64_route(s.fp64_engine, s.fp64_products) == Route::forward;
+    if (fp64_off) {
+        s.fp64_engine = kernels::Fp64Engine::bf16;
+        s.fp64_products = 21;
+    }
+    const Route route =
+        call.precision == Precision::fp32 ? Route::amx_fp32 : fp64_route(s.fp64_engine, s.fp64_products);
     const Hardware& hw = hardware();
     Hardware amx_hw = hw;
     amx_hw.set_runs(kernels::Backend::amx, true);
     const int threads = std::max(1, std::min(s.num_threads, hw.cores));
 
+    // The INT8 route's name does not say its count: the line adds it.
+    const std::string route_text = route == Route::amx_fp64_int8
+                                       ? std::string(route_name(route)) + " (" + std::to_string(s.fp64_products) + " moduli)"
+                                       : route_name(route);
     std::printf("%s M=%lld N=%lld K=%lld transa=%c transb=%c: route %s, %d threads, routed where predicted >= %.2fx\n",
                 r.c_str(), static_cast<long long>(call.m), static_cast<long long>(call.n),
-                static_cast<long long>(call.k), call.transa, call.transb, route_name(route), threads, kCostMargin);
+                static_cast<long long>(call.k), call.transa, call.transb, route_text.c_str(), threads, kCostMargin);
     if (fp64_off)
         std::printf("note: AMXBLAS_FP64_PRODUCTS=0 here, so the library forwards DGEMM and ZGEMM (fp64:disabled);\n"
                     "      shown for AMXBLAS_FP64_PRODUCTS=21 (set it, or --fp64-products, to see another)\n");

@@ -94,7 +94,8 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
         if (!reason) {
             kernels::RunOptions opt;
             opt.backend = d.backend;
-            opt.fp64_products = route_products(d.route);
+            opt.fp64_engine = s.fp64_engine;
+            opt.fp64_products = route_products(d.route, s);  // the INT8 route's moduli are the settings'
             opt.fp64_tol = s.fp64_tol;
             opt.fp64_report = &report;
             opt.threads = d.threads;
@@ -114,10 +115,14 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     if (s.verbose == 0) return;
     log_routing_outlook_once();
     rec.route = forwarded ? Route::forward : d.route;
-    if (!forwarded && d.route == Route::amx_fp64_auto) {
-        rec.route = fp64_route(report.products);  // the summary counts calls per product count
-        rec.fp64_auto = true;
-        rec.fp64_products = report.products;
+    if (!forwarded && route_is_fp64(d.route)) {
+        // The route names the engine that ran, and BF16's products: the summary counts calls per
+        // engine and count. Under auto either engine may have run (INT8 first, where its
+        // certificate passed); a fixed count ran the engine of its route.
+        const bool int8 = d.route == Route::amx_fp64_int8 || report.engine == kernels::Fp64Engine::int8;
+        rec.fp64_auto = d.route == Route::amx_fp64_auto;
+        rec.fp64_products = rec.fp64_auto || int8 ? report.products : route_products(d.route);
+        rec.route = int8 ? Route::amx_fp64_int8 : rec.fp64_auto ? fp64_route(report.products) : d.route;
         rec.fp64_margin = report.margin;
         rec.fp64_repaired = report.repaired;
     }

@@ -140,6 +140,7 @@ double gflops(const CallRecord& rec) {
 struct SummaryRow {
     Routine routine;
     Route route;
+    int moduli;          // route fp64-int8: the INT8 engine's count (rows per count); else 0
     const char* reason;  // a static string
     long calls;
     double seconds;
@@ -148,12 +149,13 @@ struct SummaryRow {
 // The rows a process may need are few (its routines x the routes and reasons they took), but
 // their bound (every routine x every route x every reason) is far larger than a fixed table
 // should be. So a call whose row does not fit is counted in a row routine=other of its route
-// (without its reason), and the summary says so in a note: the totals always equal the calls
-// made, and routed, scaled and forwarded calls stay apart.
+// (without its reason, and for fp64-int8 without its count), and the summary says so in a
+// note: the totals always equal the calls made, and routed, scaled and forwarded calls stay
+// apart.
 constexpr int kMaxSummaryRows = 128;
 SummaryRow g_rows[kMaxSummaryRows];
 std::atomic<int> g_row_count{0};
-constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_auto) + 1;
+constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_int8) + 1;
 SummaryRow g_other[kRouteCount];  // per route, the calls no row had room for
 pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 // Calls counted in the rows, and how many of them the last written summary covered: a summary
@@ -242,6 +244,10 @@ void write_summary() {
         t.str(other ? "other" : routine_name(r.routine));
         t.str(" route=");
         t.str(route_name(r.route));
+        if (r.moduli > 0 && !other) {
+            t.str(" products=");
+            t.num(static_cast<unsigned long long>(r.moduli));
+        }
         if (r.reason && !other) {
             t.str(" reason=");
             t.str(r.reason);
@@ -294,11 +300,13 @@ void add_to_summary(const CallRecord& rec) {
     auto same_reason = [](const char* a, const char* b) {
         return a == b || (a && b && std::strcmp(a, b) == 0);
     };
+    // BF16's routes name their product count; INT8's one route is split by its moduli here.
+    const int moduli = rec.route == Route::amx_fp64_int8 ? rec.fp64_products : 0;
     while (i < count && !(g_rows[i].routine == rec.routine && g_rows[i].route == rec.route &&
-                          same_reason(g_rows[i].reason, rec.reason)))
+                          g_rows[i].moduli == moduli && same_reason(g_rows[i].reason, rec.reason)))
         ++i;
     if (i == count && count < kMaxSummaryRows) {
-        g_rows[count] = SummaryRow{rec.routine, rec.route, rec.reason, 0, 0, 0};
+        g_rows[count] = SummaryRow{rec.routine, rec.route, moduli, rec.reason, 0, 0, 0};
         g_row_count.store(count + 1, std::memory_order_release);
     }
     SummaryRow& row = i < kMaxSummaryRows ? g_rows[i] : g_other[static_cast<int>(rec.route)];
@@ -363,8 +371,11 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
     } else {
         append(" backend=%s threads=%d", r.backend, r.threads);
         if (r.note) append(" note=%s", r.note);
-        if (r.fp64_auto)
-            append(" products=%d margin=%.3g repaired=%ld", r.fp64_products, r.fp64_margin, r.fp64_repaired);
+        if (route_is_fp64(r.route)) {
+            const bool int8 = r.route == Route::amx_fp64_int8;
+            append(" engine=%s products=%d", int8 ? "int8" : "bf16", int8 ? r.fp64_products : route_products(r.route));
+        }
+        if (r.fp64_auto) append(" margin=%.3g repaired=%ld", r.fp64_margin, r.fp64_repaired);
     }
     if (r.predicted_speedup > 0) append(" predicted=%.2fx", r.predicted_speedup);
     append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r));

@@ -26,8 +26,10 @@ struct CallRecord {
     // model was not consulted (no field).
     double predicted_speedup;
     double seconds;
-    // AMXBLAS_FP64_PRODUCTS=auto, routed: route is the product count picked (fp64-N), and
-    // the line adds products=N, the certificate's margin and the entries repaired in FP64.
+    // A routed FP64 call's line says engine=bf16|int8 products=N: BF16's product count is its
+    // route's (fp64-N), INT8's moduli (route fp64-int8) are fp64_products. Under
+    // AMXBLAS_FP64_PRODUCTS=auto (fp64_auto) the route is what the call picked, fp64_products
+    // its count, and the line adds the certificate's margin and the entries repaired in FP64.
     bool fp64_auto;
     int fp64_products;
     double fp64_margin;

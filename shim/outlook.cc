@@ -38,14 +38,14 @@ double large_call_gain(const Settings& s, const Decision& d) {
     if (s.shapes != ShapeRule::automatic || d.route == Route::forward) return 0;
     GemmCall big = eligible_call(s, Precision::fp32);
     big.m = big.n = big.k = big.lda = big.ldb = big.ldc = 4096;
-    return predict_cost(cost_input(big, d.route, d.backend, d.threads)).speedup;
+    return predict_cost(cost_input(big, d.route, s, d.backend, d.threads)).speedup;
 }
 
 }  // namespace
 
 std::string routing_outlook(const Settings& s, const Hardware& hw) {
     const bool fp32 = s.fp32;
-    const bool fp64 = fp64_route(s.fp64_products) != Route::forward;
+    const bool fp64 = fp64_route(s.fp64_engine, s.fp64_products) != Route::forward;
     Settings both = s;
     both.fp32 = true;
     both.shapes = ShapeRule::any;  // the machine's answer, not the cost model's on a small call

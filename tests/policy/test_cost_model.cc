@@ -11,6 +11,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "kernels/int8/int8_walk.h"
 #include "kernels/isa/microkernel.h"
 #include "policy/cost_model.h"
 #include "policy/reasons.h"
@@ -26,6 +27,14 @@ static_assert(kCostTile == kernels::kAmxGeometry.mr && kCostTile == kernels::kAm
               "policy/cost_model.h kCostTile: the micro-kernel geometry changed");
 static_assert(kCostBlock == kernels::kBlockM && kCostBlock == kernels::kBlockN && kCostBlock == kernels::kBlockK,
               "policy/cost_model.h kCostBlock: the driver's blocks changed");
+static_assert(kCostInt8Kstep == kernels::kAmxInt8Geometry.kstep && kCostTile == kernels::kAmxInt8Geometry.mr &&
+                  kCostTile == kernels::kAmxInt8Geometry.nr,
+              "policy/cost_model.h kCostInt8Kstep: the INT8 micro-kernel geometry changed");
+static_assert(kCostInt8ChunkDepth == kernels::kInt8ChunkDepth &&
+                  std::size_t(kCostInt8BudgetBytes) == kernels::kInt8BudgetBytes,
+              "policy/cost_model.h: the INT8 engine's chunks changed (kernels/int8/int8_walk.h)");
+static_assert(kCostInt8AutoModuli >= kernels::kInt8MinModuli && kCostInt8AutoModuli <= kernels::kInt8MaxModuli,
+              "policy/cost_model.h kCostInt8AutoModuli: a count the INT8 engine has");
 
 namespace {
 
@@ -134,6 +143,78 @@ void monotone(void**) {
     assert_true(z.blas_s == 4 * r.blas_s);
 }
 
+CostPrediction predict_int8(Backend b, std::int64_t m, std::int64_t n, std::int64_t k, int moduli,
+                            bool complex = false) {
+    CostInput in;
+    in.precision = Precision::fp64;
+    in.complex = complex;
+    in.m = m;
+    in.n = n;
+    in.k = k;
+    in.products = moduli;
+    in.engine = kernels::Fp64Engine::int8;
+    in.backend = b;
+    in.threads = 2;
+    return predict_cost(in);
+}
+
+// The INT8 engine: `moduli` products of count * M N K / (16 16 64) TDPBSSD, plus one product
+// of magnitudes for auto (which takes kCostInt8AutoModuli on ordinary inputs).
+void int8_engine(void**) {
+    const CostPrediction f = predict_int8(Backend::amx, 512, 512, 512, 14);
+    assert_true(f.tdpbssd == 14.0 * 512 * 512 * 512 / (16 * 16 * 64));
+    assert_true(f.tdpbf16ps == 0);
+    assert_true(f.tileloadd == f.tdpbssd);
+    const CostPrediction a = predict_int8(Backend::amx, 512, 512, 512, kernels::kFp64Auto);
+    assert_true(a.tdpbssd == (kCostInt8AutoModuli + 1.0) * 512 * 512 * 512 / (16 * 16 * 64));
+    assert_true(a.routed_s > predict_int8(Backend::amx, 512, 512, 512, kCostInt8AutoModuli).routed_s);
+    // More moduli cost more; every phase is there; a complex call is 4 real products' work.
+    for (Backend b : kernels::kAllBackends) {
+        double last = 0;
+        for (int moduli = kernels::kInt8MinModuli; moduli <= kernels::kInt8MaxModuli; ++moduli) {
+            const CostPrediction c = predict_int8(b, 2048, 2048, 2048, moduli);
+            assert_true(c.routed_s > last);
+            assert_true(c.split_pack_s > 0 && c.products_s > 0 && c.reconstruct_s > 0);
+            last = c.routed_s;
+        }
+        const CostPrediction r = predict_int8(b, 1024, 1024, 1024, 16), z = predict_int8(b, 1024, 1024, 1024, 16, true);
+        assert_true(z.product_steps == 4 * r.product_steps);
+        assert_true(z.blas_s == 4 * r.blas_s);
+    }
+    // Twice the multiply-adds per tile instruction: 16 moduli's tile work is below BF16's 21 products'.
+    assert_true(predict_int8(Backend::amx, 4096, 4096, 4096, 16).products_s <
+                predict(Backend::amx, Precision::fp64, 4096, 4096, 4096, 21).products_s);
+}
+
+// decide() asks the model about the engine that runs: INT8's route and auto under the int8
+// engine; auto under the auto engine keeps BF16 auto's prediction, bit for bit.
+void int8_engine_in_decide(void**) {
+    const GemmCall c = call(Precision::fp64, 4096, 4096, 256);
+    Settings s = auto_on(BackendChoice::amx, 16);
+    s.fp64_engine = kernels::Fp64Engine::int8;
+    const Decision d = decide(c, s, machine(true, true));
+    assert_int_equal(static_cast<int>(d.route), static_cast<int>(Route::amx_fp64_int8));
+    assert_true(d.predicted_speedup == predict_cost(cost_input(c, d.route, s, Backend::amx, 2)).speedup);
+    assert_true(d.predicted_speedup == predict_int8(Backend::amx, 4096, 4096, 256, 16).speedup);
+    s.fp64_products = kernels::kFp64Auto;
+    assert_true(decide(c, s, machine(true, true)).predicted_speedup ==
+                predict_int8(Backend::amx, 4096, 4096, 256, kernels::kFp64Auto).speedup);
+    Settings bf16 = auto_on(BackendChoice::amx, kernels::kFp64Auto);
+    bf16.fp64_engine = kernels::Fp64Engine::bf16;
+    Settings automatic = bf16;
+    automatic.fp64_engine = kernels::Fp64Engine::automatic;
+    assert_true(decide(c, automatic, machine(true, true)).predicted_speedup ==
+                decide(c, bf16, machine(true, true)).predicted_speedup);
+    assert_true(decide(c, bf16, machine(true, true)).predicted_speedup ==
+                predict(Backend::amx, Precision::fp64, 4096, 4096, 256, kernels::kFp64Auto).speedup);
+    // The vector backends gain nothing from INT8 either.
+    s.fp64_products = 16;
+    for (BackendChoice b : {BackendChoice::avx512, BackendChoice::reference}) {
+        s.backend = b;
+        assert_string_equal(decide(c, s, machine(false, true)).reason, reason::cost_no_gain);
+    }
+}
+
 struct Target {
     Precision p;
     bool complex;
@@ -225,6 +306,8 @@ int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(amx_counts_match_the_harness_formula),
         cmocka_unit_test(monotone),
+        cmocka_unit_test(int8_engine),
+        cmocka_unit_test(int8_engine_in_decide),
         cmocka_unit_test(targets_routed_on_amx),
         cmocka_unit_test(targets_forwarded_on_avx512_and_reference),
         cmocka_unit_test(default_settings_forward_hpl_update_on_avx512),

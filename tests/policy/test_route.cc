@@ -217,6 +217,44 @@ void precision_disabled(void**) {
     assert_routed(decide(routable(Precision::fp32), square(), amx_machine()), Route::amx_fp32);
 }
 
+// AMXBLAS_FP64_ENGINE: a fixed count under int8 is the INT8 route, whose moduli are the
+// settings'; auto stays the auto route (the kernels pick the engine); under bf16 and auto a
+// fixed count is BF16's.
+void fp64_engines(void**) {
+    using kernels::Fp64Engine;
+    Settings s = fp64_on();
+    s.fp64_engine = Fp64Engine::int8;
+    for (int moduli : {6, 12, 16}) {
+        s.fp64_products = moduli;
+        const Decision d = decide(routable(), s, amx_machine());
+        assert_routed(d, Route::amx_fp64_int8);
+        assert_int_equal(route_products(d.route, s), moduli);
+        assert_int_equal(route_products(d.route), 0);  // the route does not carry the count
+    }
+    s.fp64_products = kernels::kFp64Auto;
+    assert_routed(decide(routable(), s, amx_machine()), Route::amx_fp64_auto);
+    assert_int_equal(route_products(Route::amx_fp64_auto, s), kernels::kFp64Auto);
+    s.fp64_products = 0;
+    assert_reason(decide(routable(), s, amx_machine()), reason::fp64_disabled);
+    // SGEMM is not the engines' business.
+    assert_routed(decide(routable(Precision::fp32), s, amx_machine()), Route::amx_fp32);
+    for (Fp64Engine engine : {Fp64Engine::bf16, Fp64Engine::automatic}) {
+        s.fp64_engine = engine;
+        s.fp64_products = 21;
+        const Decision d = decide(routable(), s, amx_machine());
+        assert_routed(d, Route::amx_fp64_21);
+        assert_int_equal(route_products(d.route, s), 21);
+        s.fp64_products = 12;  // INT8's count, not BF16's
+        assert_reason(decide(routable(), s, amx_machine()), reason::fp64_disabled);
+        s.fp64_products = kernels::kFp64Auto;
+        assert_routed(decide(routable(), s, amx_machine()), Route::amx_fp64_auto);
+    }
+    assert_int_equal(static_cast<int>(fp64_route(Fp64Engine::int8, 14)), static_cast<int>(Route::amx_fp64_int8));
+    assert_int_equal(static_cast<int>(fp64_route(Fp64Engine::int8, 0)), static_cast<int>(Route::forward));
+    assert_int_equal(static_cast<int>(fp64_route(Fp64Engine::automatic, 14)), static_cast<int>(Route::forward));
+    assert_int_equal(static_cast<int>(fp64_route(Fp64Engine::bf16, 36)), static_cast<int>(Route::amx_fp64_36));
+}
+
 void shape_rule(void**) {
     GemmCall c = routable();
     c.n = 600;
@@ -416,6 +454,11 @@ void route_names(void**) {
     assert_int_equal(static_cast<int>(fp64_route(0)), static_cast<int>(Route::forward));
     assert_int_equal(route_products(Route::amx_fp32), 6);
     assert_int_equal(route_products(Route::forward), 0);
+    assert_string_equal(route_name(Route::amx_fp64_int8), "fp64-int8");
+    assert_string_equal(route_name(Route::amx_fp64_auto), "fp64-auto");
+    for (Route r : {Route::amx_fp64_6, Route::amx_fp64_36, Route::amx_fp64_auto, Route::amx_fp64_int8})
+        assert_true(route_is_fp64(r));
+    for (Route r : {Route::forward, Route::beta_scale, Route::amx_fp32}) assert_false(route_is_fp64(r));
 }
 
 }  // namespace
@@ -429,6 +472,7 @@ int main(void) {
         cmocka_unit_test(args_nonstandard),
         cmocka_unit_test(size_empty_k_zero_alpha_zero),
         cmocka_unit_test(precision_disabled),
+        cmocka_unit_test(fp64_engines),
         cmocka_unit_test(shape_rule),
         cmocka_unit_test(min_n_boundaries),
         cmocka_unit_test(backends),

@@ -3,7 +3,8 @@
 # (%r): the distributed result is right and each rank's local DGEMM calls are routed.
 # Usage: pdgemm_test.sh AMXBLAS_RUN LIBRARY PDGEMM_CHECK OUTDIR N NB MIN_N [PRODUCTS]
 # PRODUCTS: --fp64-products (21, the default, or auto: then each routed call takes the route
-# of the product count it picked and logs products=).
+# of the engine and product count it picked, fp64-N on BF16 or fp64-int8 on INT8 under the
+# default engine, and logs engine= products=).
 set -eu
 . "$(dirname "$0")/lib.sh"
 run=$1 exe=$3 out=$4 n=$5 nb=$6 min_n=$7 products=${8:-21}
@@ -27,7 +28,7 @@ for rank in 0 1; do
     log=$out/pdgemm.$rank.log
     [ -f "$log" ] || fail "rank $rank wrote no log $log"
     if [ "$products" = auto ]; then
-        routed=$(grep -c -E 'amxblas: routine=dgemm_ .* route=fp64-[0-9]+ .* products=[0-9]+ ' "$log" || true)
+        routed=$(grep -c -E 'amxblas: routine=dgemm_ .* route=fp64-([0-9]+|int8) .* engine=(bf16|int8) products=[0-9]+ ' "$log" || true)
     else
         routed=$(grep -c "amxblas: routine=dgemm_ .* route=fp64-$products " "$log" || true)
     fi

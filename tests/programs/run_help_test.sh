@@ -8,7 +8,7 @@ run=$1
 export AMXBLAS_LIBRARY=$2
 
 help=$("$run" --help) || fail "--help exited $?"
-for opt in --fp64-products --fp32 --verbose --log --backend --min-n --shapes --threads \
+for opt in --fp64-products --fp64-engine --fp32 --verbose --log --backend --min-n --shapes --threads \
            --print-library --help; do
     printf '%s\n' "$help" | grep -q -- "$opt" || fail "--help does not mention $opt"
 done
@@ -26,6 +26,13 @@ expect_usage_error() {
 }
 expect_usage_error "unknown option '--no-such-option'" --no-such-option -- true
 expect_usage_error "invalid value '7' for --fp64-products" --fp64-products 7 -- true
+expect_usage_error "invalid value 'fp16' for --fp64-engine" --fp64-engine fp16 -- true
+# The counts depend on the engine, given before or after --fp64-products: INT8's moduli are no
+# BF16 products, and BF16's 21 is no count of moduli.
+expect_usage_error "invalid value '12' for --fp64-products" --fp64-products 12 -- true
+expect_usage_error "invalid value '12' for --fp64-products" --fp64-engine bf16 --fp64-products 12 -- true
+expect_usage_error "invalid value '21' for --fp64-products" --fp64-products 21 --fp64-engine int8 -- true
+expect_usage_error "invalid value '17' for --fp64-products" --fp64-engine int8 --fp64-products 17 -- true
 expect_usage_error "invalid value 'maybe' for --fp32" --fp32=maybe -- true
 expect_usage_error "invalid value 'fast' for --backend" --backend fast -- true
 expect_usage_error "invalid value '0' for --min-n" --min-n 0 -- true
@@ -43,6 +50,24 @@ for want in "LD_PRELOAD=$AMXBLAS_LIBRARY:libm.so.6" AMXBLAS_FP64_PRODUCTS=10 AMX
     printf '%s\n' "$env_out" | grep -qx -- "$want" || fail "the program's environment lacks $want"
 done
 echo "ok: the program runs with LD_PRELOAD prepended and the AMXBLAS_* variables set"
+
+env_out=$("$run" --fp64-products 12 --fp64-engine int8 -- env)
+for want in AMXBLAS_FP64_PRODUCTS=12 AMXBLAS_FP64_ENGINE=int8; do
+    printf '%s\n' "$env_out" | grep -qx -- "$want" || fail "the program's environment lacks $want"
+done
+env_out=$(AMXBLAS_FP64_ENGINE=int8 "$run" --fp64-products 6 -- env)
+printf '%s\n' "$env_out" | grep -qx AMXBLAS_FP64_PRODUCTS=6 || fail "AMXBLAS_FP64_ENGINE=int8 from the environment"
+# The launcher's INT8 counts are the engine's: kInt8MinModuli ... kInt8MaxModuli.
+basis=$(dirname "$0")/../../kernels/int8/crt_basis.h
+lo=$(sed -n 's/^constexpr int kInt8MinModuli = \([0-9]*\);.*/\1/p' "$basis")
+hi=$(sed -n 's/^constexpr int kInt8MaxModuli = \([0-9]*\);.*/\1/p' "$basis")
+[ -n "$lo" ] && [ -n "$hi" ] || fail "no kInt8MinModuli, kInt8MaxModuli in $basis"
+for count in $(seq "$lo" "$hi"); do
+    "$run" --fp64-engine int8 --fp64-products "$count" -- true || fail "--fp64-products $count refused under int8"
+done
+expect_usage_error "invalid value '$((lo - 1))' for --fp64-products" --fp64-engine int8 --fp64-products $((lo - 1)) -- true
+expect_usage_error "invalid value '$((hi + 1))' for --fp64-products" --fp64-engine int8 --fp64-products $((hi + 1)) -- true
+echo "ok: --fp64-engine, and --fp64-products's counts per engine"
 
 # OPENBLAS_THREAD_TIMEOUT: 16 unless the caller set it, then the caller's value.
 env_out=$(env -u OPENBLAS_THREAD_TIMEOUT "$run" -- env)

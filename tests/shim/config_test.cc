@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <csetjmp>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -36,6 +37,7 @@ void defaults_when_unset(void**) {
     const Settings s = read_settings(fake_env, 8);
     assert_true(s.fp32);
     assert_int_equal(s.fp64_products, 0);
+    assert_true(s.fp64_engine == kernels::Fp64Engine::automatic);
     assert_int_equal(s.min_n, 256);
     assert_true(s.shapes == ShapeRule::automatic);
     assert_true(s.backend == BackendChoice::automatic);
@@ -120,6 +122,73 @@ void every_fp64_product_count(void**) {
     assert_int_equal(read_settings(fake_env, 1).fp64_products, 0);
 }
 
+// read_settings with stderr caught: the warnings it wrote, in *warnings.
+Settings read_settings_warned(std::string* warnings) {
+    std::FILE* tmp = std::tmpfile();
+    assert_non_null(tmp);
+    const int saved = dup(STDERR_FILENO);
+    dup2(fileno(tmp), STDERR_FILENO);
+    const Settings s = read_settings(fake_env, 1);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    std::rewind(tmp);
+    warnings->clear();
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, tmp)) *warnings += buf;
+    std::fclose(tmp);
+    return s;
+}
+
+// AMXBLAS_FP64_ENGINE, read before AMXBLAS_FP64_PRODUCTS: it decides which counts are accepted.
+void fp64_engine_and_its_counts(void**) {
+    using kernels::Fp64Engine;
+    const std::pair<const char*, Fp64Engine> engines[] = {
+        {"auto", Fp64Engine::automatic}, {"bf16", Fp64Engine::bf16}, {"int8", Fp64Engine::int8}};
+    for (const auto& [text, engine] : engines) {
+        g_env = {{"AMXBLAS_FP64_ENGINE", text}};
+        assert_true(read_settings(fake_env, 1).fp64_engine == engine);
+    }
+    std::string warned;
+    for (const char* bad : {"INT8", "Auto", "", " int8", "fp64", "int4"}) {
+        g_env = {{"AMXBLAS_FP64_ENGINE", bad}, {"AMXBLAS_FP64_PRODUCTS", "21"}};
+        const Settings s = read_settings_warned(&warned);
+        assert_true(s.fp64_engine == Fp64Engine::automatic);
+        assert_int_equal(s.fp64_products, 21);  // the default engine's counts apply
+        assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_ENGINE=\"") + bad +
+                                             "\" is not valid (accepted: auto, bf16 or int8); using auto\n").c_str());
+    }
+    // int8: 0, the moduli 6 ... 16, or auto.
+    for (int v = 0; v <= 16; ++v) {
+        if (v >= 1 && v <= 5) continue;
+        g_env = {{"AMXBLAS_FP64_ENGINE", "int8"}, {"AMXBLAS_FP64_PRODUCTS", std::to_string(v)}};
+        assert_int_equal(read_settings(fake_env, 1).fp64_products, v);
+    }
+    g_env = {{"AMXBLAS_FP64_ENGINE", "int8"}, {"AMXBLAS_FP64_PRODUCTS", "auto"}};
+    assert_int_equal(read_settings(fake_env, 1).fp64_products, kernels::kFp64Auto);
+    for (const char* bad : {"5", "17", "21", "36", "1", "016x"}) {
+        g_env = {{"AMXBLAS_FP64_ENGINE", "int8"}, {"AMXBLAS_FP64_PRODUCTS", bad}};
+        const Settings s = read_settings_warned(&warned);
+        assert_int_equal(s.fp64_products, 0);
+        assert_true(s.fp64_engine == Fp64Engine::int8);
+        assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_PRODUCTS=\"") + bad +
+                                             "\" is not valid (accepted with AMXBLAS_FP64_ENGINE=int8: 0, 6, 7, 8, 9, "
+                                             "10, 11, 12, 13, 14, 15, 16 or auto); using 0\n").c_str());
+    }
+    // bf16 and auto: the BF16 product counts, as before the INT8 engine; the warning names the engine.
+    for (const char* engine : {"bf16", "auto"}) {
+        for (const char* v : {"0", "6", "10", "15", "21", "28", "36"}) {
+            g_env = {{"AMXBLAS_FP64_ENGINE", engine}, {"AMXBLAS_FP64_PRODUCTS", v}};
+            assert_int_equal(read_settings(fake_env, 1).fp64_products, std::atoi(v));
+        }
+        g_env = {{"AMXBLAS_FP64_ENGINE", engine}, {"AMXBLAS_FP64_PRODUCTS", "12"}};
+        const Settings s = read_settings_warned(&warned);
+        assert_int_equal(s.fp64_products, 0);
+        assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_PRODUCTS=\"12\" is not valid "
+                                                         "(accepted with AMXBLAS_FP64_ENGINE=") + engine +
+                                             ": 0, 6, 10, 15, 21, 28, 36 or auto); using 0\n").c_str());
+    }
+}
+
 void call_line_format(void**) {
     CallRecord r{};
     r.routine = Routine::dgemm_;
@@ -136,7 +205,29 @@ void call_line_format(void**) {
     assert_string_equal(line,
                         "amxblas: routine=dgemm_ layout=col transa=N transb=T m=2048 n=2048 "
                         "k=2048 lda=2048 ldb=2048 ldc=2048 route=fp64-10 backend=amx "
-                        "threads=2 time_us=1834.0 gflops=9367.43");
+                        "threads=2 engine=bf16 products=10 time_us=1834.0 gflops=9367.43");
+    // Every routed FP64 line says its engine and count: INT8's moduli are the record's.
+    r.route = Route::amx_fp64_int8;
+    r.fp64_products = 12;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=fp64-int8 backend=amx threads=2 engine=int8 products=12 time_us=1834.0 "));
+    // Auto: the count picked, then the certificate's margin and the repairs, for either engine.
+    r.fp64_auto = true;
+    r.fp64_products = 16;
+    r.fp64_margin = 3.25;
+    r.fp64_repaired = 2;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=fp64-int8 backend=amx threads=2 engine=int8 products=16 margin=3.25 "
+                                      "repaired=2 time_us=1834.0 "));
+    r.route = Route::amx_fp64_21;
+    r.fp64_products = 21;
+    r.fp64_repaired = 0;
+    r.predicted_speedup = 1.5;
+    format_call_line(r, line, sizeof line);
+    assert_non_null(std::strstr(line, " route=fp64-21 backend=amx threads=2 engine=bf16 products=21 margin=3.25 "
+                                      "repaired=0 predicted=1.50x time_us=1834.0 "));
+    r.fp64_auto = false;
+    r.predicted_speedup = 0;
     r.route = Route::forward;
     r.reason = "shape:not-square";
     r.m = 10;
@@ -275,6 +366,7 @@ int main() {
         cmocka_unit_test(invalid_values_fall_back_to_defaults),
         cmocka_unit_test(omp_num_threads_is_the_second_choice),
         cmocka_unit_test(every_fp64_product_count),
+        cmocka_unit_test(fp64_engine_and_its_counts),
         cmocka_unit_test(call_line_format),
         cmocka_unit_test(numbers_are_plain_decimal),
         cmocka_unit_test(routing_outlook_without_amx),

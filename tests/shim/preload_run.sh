@@ -10,8 +10,9 @@
 #   --output-count TEXT N the program's stdout+stderr has exactly N lines containing TEXT
 #   --no-files DIR        DIR, emptied before the run, holds no file after it
 #   --well-formed         every log line is a whole, well-formed per-call, summary or note
-#                         line (AMXBLAS_FP64_PRODUCTS=auto's products= margin= repaired=,
-#                         and AMXBLAS_SHAPES=auto's predicted=, included)
+#                         line (a routed FP64 call's engine= products=, auto's margin=
+#                         repaired=, AMXBLAS_SHAPES=auto's predicted=, route fp64-int8 and
+#                         the summary's products= of its rows included)
 # The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
 set -u
 lib=$1; shift
@@ -53,9 +54,9 @@ routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | pa
 # The backends' names: the rows of the backend table.
 backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/common/backends.def" | paste -sd'|')
 [ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/common/backends.def"; exit 2; }
-call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"') backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( products=[0-9]+ margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?)( predicted=[0-9.]+x)? time_us=[0-9.]+ gflops=[0-9.]+$'
+call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"'|fp64-int8) backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( engine=(bf16|int8) products=[0-9]+( margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?)?)( predicted=[0-9.]+x)? time_us=[0-9.]+ gflops=[0-9.]+$'
 outlook_re='^amxblas: note: no GEMM will be routed with these settings on this machine: .*[^ ]$'
-summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
+summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( products=[0-9]+)?( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
 # The summary's note when its rows were full (the other calls are in its rows routine=other).
 summary_note_re='^amxblas: note: the summary has [0-9]+ rows of \(routine, route, reason\); [0-9]+ calls of further combinations are counted in the rows routine=other$'
 i=0

@@ -4,8 +4,9 @@
  * prints "call I checksum=H": FNV-1a (64-bit) of C's stored entries without the padding, in
  * storage order, the sum amxblas-replay prints for its own C (scripts/replay/blas_call.h).
  *
- * Under forced routing with AMXBLAS_FP64_PRODUCTS=auto, calls 1, 3 and 4 are forwarded with
- * accuracy:uncertified (K = 1, which DGEMM's certificate never passes, and a ZGEMM whose rows
+ * Under forced routing with AMXBLAS_FP64_PRODUCTS=auto on the BF16 engine
+ * (AMXBLAS_FP64_ENGINE=bf16; the INT8 engine's auto certifies calls 1 to 3), calls 1, 3 and 4
+ * are forwarded with accuracy:uncertified (K = 1, which DGEMM's certificate never passes, and a ZGEMM whose rows
  * and columns spread over 2^45, which 36 products cannot resolve to its bound), call 2 and the
  * FP32 calls are routed, and calls 7 and 8 are beta-scaled (ALPHA = 0 with NaN in A and B,
  * which neither the library nor the recorder reads; K = 0).

@@ -19,7 +19,11 @@ lib=$1 program=$2 replay=$3 backend=$4 mode=$5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/rec"
-forced=(AMXBLAS_BACKEND="$backend" AMXBLAS_MIN_N=1 AMXBLAS_SHAPES=any AMXBLAS_FP64_PRODUCTS=auto)
+# The BF16 engine's auto: record_program's calls 1, 3 and 4 (K = 1) are the ones it cannot certify
+# (docs/fp64-certificate.md, Section 7), which the INT8 engine's auto routes; the recorder needs
+# calls that are forwarded for accuracy.
+forced=(AMXBLAS_BACKEND="$backend" AMXBLAS_MIN_N=1 AMXBLAS_SHAPES=any AMXBLAS_FP64_PRODUCTS=auto
+        AMXBLAS_FP64_ENGINE=bf16)
 fail=0
 problem() { echo "CHECK FAILED: $*"; fail=1; }
 # The recorded files, in the order they were written (their per-process counter).

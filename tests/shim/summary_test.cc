@@ -32,9 +32,9 @@ namespace {
 const char* const kReasons[] = {"test:r0", "test:r1", "test:r2", "test:r3", "test:r4",
                                 "test:r5", "test:r6", "test:r7", "test:r8"};
 
-// Logs `combinations` distinct (routine, forward, reason) calls, plus `scaled` beta-scale calls of
-// one more row each, in a child whose log is returned.
-std::string run_child(int combinations, int scaled) {
+// Runs log_calls() in a child with AMXBLAS_VERBOSE=1 and returns its log (the summary).
+template <typename LogCalls>
+std::string child_log(LogCalls&& log_calls) {
     // mkstemp template, relative: the file goes in CTest's working directory (this test's build
     // folder) and is removed after the child's log is read.
     char path[] = "amxblas_summary_test.XXXXXX";
@@ -46,18 +46,7 @@ std::string run_child(int combinations, int scaled) {
     if (pid == 0) {
         setenv("AMXBLAS_VERBOSE", "1", 1);
         setenv("AMXBLAS_LOG", path, 1);
-        for (int i = 0; i < combinations + scaled; ++i) {
-            CallRecord rec{};
-            rec.routine = static_cast<Routine>(i % kRoutineCount);
-            rec.layout = "col";
-            rec.transa = rec.transb = 'N';
-            rec.m = rec.n = rec.k = rec.lda = rec.ldb = rec.ldc = 4;
-            const bool scale = i >= combinations;
-            rec.route = scale ? Route::beta_scale : Route::forward;
-            rec.reason = scale ? "test:scaled" : kReasons[(i / kRoutineCount) % 9];
-            rec.seconds = 1e-6;
-            log_call(rec);
-        }
+        log_calls();
         std::exit(0);  // the summary is written by atexit
     }
     int status = 0;
@@ -70,6 +59,30 @@ std::string run_child(int combinations, int scaled) {
     return ss.str();
 }
 
+CallRecord record(Routine routine, Route route) {
+    CallRecord rec{};
+    rec.routine = routine;
+    rec.layout = "col";
+    rec.transa = rec.transb = 'N';
+    rec.m = rec.n = rec.k = rec.lda = rec.ldb = rec.ldc = 4;
+    rec.route = route;
+    rec.seconds = 1e-6;
+    return rec;
+}
+
+// Logs `combinations` distinct (routine, forward, reason) calls, plus `scaled` beta-scale calls of
+// one more row each, in a child whose log is returned.
+std::string run_child(int combinations, int scaled) {
+    return child_log([=] {
+        for (int i = 0; i < combinations + scaled; ++i) {
+            const bool scale = i >= combinations;
+            CallRecord rec = record(static_cast<Routine>(i % kRoutineCount), scale ? Route::beta_scale : Route::forward);
+            rec.reason = scale ? "test:scaled" : kReasons[(i / kRoutineCount) % 9];
+            log_call(rec);
+        }
+    });
+}
+
 long header_field(const std::string& log, const char* field) {
     std::smatch m;
     const std::regex re(std::string("amxblas: summary pid=[0-9]+ .*\\b") + field + "=([0-9]+)");
@@ -79,9 +92,9 @@ long header_field(const std::string& log, const char* field) {
 
 long sum_of_rows(const std::string& log) {
     long sum = 0;
-    const std::regex re("amxblas: summary routine=\\S+ route=\\S+( reason=\\S+)? calls=([0-9]+) ");
+    const std::regex re("amxblas: summary routine=\\S+ route=\\S+( products=\\S+)?( reason=\\S+)? calls=([0-9]+) ");
     for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
-        sum += std::stol((*it)[2]);
+        sum += std::stol((*it)[3]);
     return sum;
 }
 
@@ -105,12 +118,35 @@ void no_other_row_when_the_rows_suffice(void**) {
     assert_true(log.find("amxblas: note:") == std::string::npos);
 }
 
+// Routed FP64 calls are counted per engine and count: BF16's routes name their products,
+// INT8's one route is split by its moduli.
+void fp64_rows_per_engine_and_count(void**) {
+    const std::string log = child_log([] {
+        for (int i = 0; i < 2; ++i) log_call(record(Routine::dgemm_, Route::amx_fp64_21));
+        for (int moduli : {16, 12, 16, 16}) {
+            CallRecord rec = record(Routine::dgemm_, Route::amx_fp64_int8);
+            rec.fp64_products = moduli;
+            log_call(rec);
+        }
+        CallRecord rec = record(Routine::zgemm_, Route::amx_fp64_int8);
+        rec.fp64_products = 16;
+        log_call(rec);
+    });
+    assert_int_equal(header_field(log, "routed"), 7);
+    assert_int_equal(sum_of_rows(log), 7);
+    assert_true(log.find("amxblas: summary routine=dgemm_ route=fp64-21 calls=2 ") != std::string::npos);
+    assert_true(log.find("amxblas: summary routine=dgemm_ route=fp64-int8 products=16 calls=3 ") != std::string::npos);
+    assert_true(log.find("amxblas: summary routine=dgemm_ route=fp64-int8 products=12 calls=1 ") != std::string::npos);
+    assert_true(log.find("amxblas: summary routine=zgemm_ route=fp64-int8 products=16 calls=1 ") != std::string::npos);
+}
+
 }  // namespace
 
 int main() {
     const CMUnitTest tests[] = {
         cmocka_unit_test(every_call_is_counted_past_the_rows),
         cmocka_unit_test(no_other_row_when_the_rows_suffice),
+        cmocka_unit_test(fp64_rows_per_engine_and_count),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
