@@ -21,8 +21,8 @@ inline constexpr int kCostTile = 32, kCostBlock = 256, kCostMinBlock = 64, kCost
 // at most 4096, and the largest MC = NC from 4096 down whose buffers fit 48 MiB.
 inline constexpr int kCostInt8Kstep = 64, kCostInt8ChunkDepth = 4096, kCostInt8MaxSide = 4096;
 inline constexpr std::int64_t kCostInt8BudgetBytes = std::int64_t(48) << 20;
-// INT8 auto on ordinary inputs: 16 moduli (kernels/int8/int8_certificate.h: 14, then 2 more to
-// reach a unit roundoff of |A||B|, on uniform data at N = 512).
+// INT8 auto on ordinary inputs: 16 moduli (kernels/int8/int8_certificate.h: on uniform data 14
+// certify, and auto goes on to 15 at N = 512, 16 at N = 1024, to reach a unit roundoff of |A||B|).
 inline constexpr int kCostInt8AutoModuli = 16;
 
 // A call routes where predicted speedup >= this margin: 10% headroom for the model's error

@@ -30,7 +30,7 @@ struct Settings {
     kernels::Fp64Engine fp64_engine = kernels::Fp64Engine::automatic;
     // AMXBLAS_FP64_PRODUCTS: 0 (no DGEMM routed), or -1 for "auto" (kernels::kFp64Auto: the
     // kernels pick per call, certified per entry); else, under the bf16 and auto engines, the
-    // BF16 products 6, 10, 15, 21, 28 or 36, under the int8 engine the INT8 moduli 6 ... 16.
+    // BF16 products 6, 10, 15, 21, 28 or 36, under the int8 engine the INT8 moduli 6 ... 24.
     int fp64_products = 0;
     double fp64_tol = 1;         // AMXBLAS_FP64_TOL: auto's accepted factor over DGEMM's bound
     // AMXBLAS_MIN_N: smallest M, N and K that are routed. 256 is the paper's smallest measured

@@ -31,8 +31,8 @@ expect_usage_error "invalid value 'fp16' for --fp64-engine" --fp64-engine fp16 -
 # BF16 products, and BF16's 21 is no count of moduli.
 expect_usage_error "invalid value '12' for --fp64-products" --fp64-products 12 -- true
 expect_usage_error "invalid value '12' for --fp64-products" --fp64-engine bf16 --fp64-products 12 -- true
-expect_usage_error "invalid value '21' for --fp64-products" --fp64-products 21 --fp64-engine int8 -- true
-expect_usage_error "invalid value '17' for --fp64-products" --fp64-engine int8 --fp64-products 17 -- true
+expect_usage_error "invalid value '28' for --fp64-products" --fp64-products 28 --fp64-engine int8 -- true
+expect_usage_error "invalid value '25' for --fp64-products" --fp64-engine int8 --fp64-products 25 -- true
 expect_usage_error "invalid value 'maybe' for --fp32" --fp32=maybe -- true
 expect_usage_error "invalid value 'fast' for --backend" --backend fast -- true
 expect_usage_error "invalid value '0' for --min-n" --min-n 0 -- true

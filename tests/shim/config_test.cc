@@ -157,7 +157,7 @@ void fp64_engine_and_its_counts(void**) {
         assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_ENGINE=\"") + bad +
                                              "\" is not valid (accepted: auto, bf16 or int8); using auto\n").c_str());
     }
-    // int8: 0, the moduli 6 ... 16, or auto.
+    // int8: 0, the moduli 6 ... 24, or auto.
     for (int v = 0; v <= 16; ++v) {
         if (v >= 1 && v <= 5) continue;
         g_env = {{"AMXBLAS_FP64_ENGINE", "int8"}, {"AMXBLAS_FP64_PRODUCTS", std::to_string(v)}};
@@ -165,14 +165,14 @@ void fp64_engine_and_its_counts(void**) {
     }
     g_env = {{"AMXBLAS_FP64_ENGINE", "int8"}, {"AMXBLAS_FP64_PRODUCTS", "auto"}};
     assert_int_equal(read_settings(fake_env, 1).fp64_products, kernels::kFp64Auto);
-    for (const char* bad : {"5", "17", "21", "36", "1", "016x"}) {
+    for (const char* bad : {"5", "25", "28", "36", "1", "016x"}) {
         g_env = {{"AMXBLAS_FP64_ENGINE", "int8"}, {"AMXBLAS_FP64_PRODUCTS", bad}};
         const Settings s = read_settings_warned(&warned);
         assert_int_equal(s.fp64_products, 0);
         assert_true(s.fp64_engine == Fp64Engine::int8);
         assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_PRODUCTS=\"") + bad +
                                              "\" is not valid (accepted with AMXBLAS_FP64_ENGINE=int8: 0, 6, 7, 8, 9, "
-                                             "10, 11, 12, 13, 14, 15, 16 or auto); using 0\n").c_str());
+                                             "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 or auto); using 0\n").c_str());
     }
     // bf16 and auto: the BF16 product counts, as before the INT8 engine; the warning names the engine.
     for (const char* engine : {"bf16", "auto"}) {
