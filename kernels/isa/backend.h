@@ -14,7 +14,7 @@ bool parse_backend(const char* name, Backend* out);
 // "Was this path built?" and "can it run on this machine?" are separate questions.
 bool backend_built(Backend b);
 // reference: always; avx512: CPU has AVX512F+BW+BF16 and the OS saves ZMM state;
-// amx: CPUID AMX-TILE/AMX-BF16, palette 1 in leaf 0x1D and arch_prctl(ARCH_REQ_XCOMP_PERM)
+// amx: CPUID AMX-TILE/AMX-BF16/AMX-INT8, palette 1 in leaf 0x1D and arch_prctl(ARCH_REQ_XCOMP_PERM)
 // succeeds. Computed once, cached, thread-safe.
 bool backend_runnable_on_cpu(Backend b);
 

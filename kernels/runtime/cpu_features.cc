@@ -32,6 +32,7 @@ constexpr unsigned kLeaf7EbxAvx512vl = bit(31);
 constexpr unsigned kLeaf7EcxAvx512Vnni = bit(11);
 constexpr unsigned kLeaf7EdxAmxBf16 = bit(22);
 constexpr unsigned kLeaf7EdxAmxTile = bit(24);
+constexpr unsigned kLeaf7EdxAmxInt8 = bit(25);
 // CPUID leaf 7 subleaf 1, EAX.
 constexpr unsigned kLeaf7s1EaxAvx512Bf16 = bit(5);
 // CPUID leaf 0x1D subleaf 0: EAX = highest supported palette.
@@ -83,7 +84,9 @@ bool detect_avx512_vnni() {
 bool detect_amx_bf16() {
     Regs r7, tile;
     if (!cpuid(7, 0, &r7)) return false;
-    const unsigned need = kLeaf7EdxAmxTile | kLeaf7EdxAmxBf16;
+    // AMX-INT8 too: the amx backend's table holds the INT8 engine's TDPBSSD kernel. Every AMX
+    // CPU so far (Sapphire Rapids on) has all three.
+    const unsigned need = kLeaf7EdxAmxTile | kLeaf7EdxAmxBf16 | kLeaf7EdxAmxInt8;
     if ((r7.edx & need) != need) return false;
     if (!cpuid(kLeafTileInfo, 0, &tile) || tile.eax < kAmxPalette1) return false;
     return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;

@@ -13,7 +13,7 @@ bool cpu_has_avx512_bf16();
 // avx512 backend's INT8 micro-kernel. Asked on its own: VNNI is a CPUID bit apart from BF16
 // (every CPU with AVX512_BF16 known so far has it, but none is promised).
 bool cpu_has_avx512_vnni();
-// AMX-TILE + AMX-BF16, palette 1, and the kernel granted this process XTILEDATA.
+// AMX-TILE + AMX-BF16 + AMX-INT8, palette 1, and the kernel granted this process XTILEDATA.
 bool cpu_has_amx_bf16();
 // True when the trap-and-emulate AMX harness (tests/amxemu) is loaded in this process: it
 // exports `extern "C" int amxemu_harness_version(void)`. Not cached: a test may dlopen the
