@@ -33,26 +33,44 @@ bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFac
         max_count_ = c;
         half_a_[c] = h.a;
         half_b_[c] = h.b;
+        pow_a_[c] = std::ldexp(1.0, -h.a);
+        pow_b_[c] = std::ldexp(1.0, -h.b);
         margin_[c] = std::numeric_limits<double>::infinity();
     }
+    // Per row (column) o, with s_o = h - 1 - e_o - nu_o: F (some entry not an integer once
+    // scaled) is s_o + lsb_o < 0, i.e. h < 1 + e_o + nu_o - lsb_o; and 2^-(s_o + e_o) = 2 2^nu_o 2^-h,
+    // whose 2 the halves of Section 4's T absorb.
+    const auto rows = [](const Int8OperandFacts& f, std::vector<Row>* out) {
+        out->resize(f.outer);
+        for (int o = 0; o < f.outer; ++o) {
+            Row& r = (*out)[o];
+            r.thr = f.lsb[o] == kLsbNone ? -(1 << 20) : 1 + f.e[o] + f.nu[o] - f.lsb[o];
+            r.pow_nu = std::ldexp(1.0, f.nu[o]);
+            r.n1 = f.n1[o];
+            r.e = f.e[o];
+            r.g = f.e[o] + f.nu[o];
+        }
+    };
+    rows(a, &row_a_);
+    rows(b, &row_b_);
     return min_count_ != 0;
 }
 
 unsigned Int8BlockCertificate::passes(int i, int j, double lhat, double* margin_at, unsigned* tight) const {
-    const Int8OperandFacts &a = *a_, &b = *b_;
     unsigned bits = 0;
     *tight = 0;
     const double rhs = rhs_factor_ * lhat;
+    const Row ra = row_a_[i], rb = row_b_[j];
     for (int c = min_count_; c <= max_count_; ++c) {
-        const int ha = half_a_[c], hb = half_b_[c];
-        const int s = int8_shift(a, i, ha), t = int8_shift(b, j, hb);
-        const bool fa = s + a.lsb[i] < 0, fb = t + b.lsb[j] < 0;
+        // T in units of 2^(e_i + f_j) (docs/fp64-int8.md, Section 4): every product is of a
+        // power of two and an exact value, so exact; the flags F are "h < thr".
+        const bool fa = half_a_[c] < ra.thr, fb = half_b_[c] < rb.thr;
         double lhs = 0;
-        if (fa) lhs += std::ldexp(b.n1[j], a.nu[i] - ha);
-        if (fb) lhs += std::ldexp(a.n1[i], b.nu[j] - hb);
-        if (fa && fb) lhs += std::ldexp(double(k_), a.nu[i] + b.nu[j] - ha - hb);
+        if (fa) lhs += pow_a_[c] * ra.pow_nu * rb.n1;
+        if (fb) lhs += pow_b_[c] * rb.pow_nu * ra.n1;
+        if (fa && fb) lhs += double(k_) * pow_a_[c] * pow_b_[c] * ra.pow_nu * rb.pow_nu;
         // A result scaled by 2^-(s + t) below 2^-1022 may round once more, by 2^-1075 at most.
-        if (s + t > 1074) lhs += std::ldexp(1.0, -1075 - a.e[i] - b.e[j]);
+        if (half_a_[c] + half_b_[c] > 1076 + ra.g + rb.g) lhs += std::ldexp(1.0, -1075 - ra.e - rb.e);
         lhs *= (1 + kU) * kEvalUp;
         bool ok;
         if (lhs == 0) {

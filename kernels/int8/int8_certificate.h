@@ -68,6 +68,15 @@ private:
     double tight_factor_ = 0;  // u 2^-14 (1 - 2^-30)
     bool exact_passes_ = false;  // tol gamma_n >= u
     int half_a_[kInt8MaxModuli + 1] = {}, half_b_[kInt8MaxModuli + 1] = {};
+    double pow_a_[kInt8MaxModuli + 1] = {}, pow_b_[kInt8MaxModuli + 1] = {};  // 2^-half
+    // What passes() needs of each row of op(A) and column of op(B) (see begin()).
+    struct Row {
+        int thr = 0;        // F at count c: half(c) < thr
+        double pow_nu = 1;  // 2^nu
+        double n1 = 0;
+        int e = 0, g = 0;   // e, e + nu
+    };
+    std::vector<Row> row_a_, row_b_;
     std::mutex merge_;
     std::int64_t failing_[kInt8MaxModuli + 1] = {};
     std::int64_t loose_[kInt8MaxModuli + 1] = {};  // certified but not tight
