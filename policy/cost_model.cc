@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/common/chunk_plan.h"
+#include "kernels/common/int8_chunk_plan.h"
 
 namespace amxblas {
 
@@ -96,27 +97,13 @@ void finish(const CostInput& in, const CostConstants& c, int threads, CostPredic
     p->speedup = p->routed_s > 0 ? p->blas_s / p->routed_s : 0;
 }
 
-// The INT8 engine's chunks (kernels/int8/int8_gemm.cc, int8_chunking, restated: the policy may
-// include only kernels/common/): KC = min(K, 4096) in whole K steps, then the largest square
-// MC = NC (clipped to the call) from 4096 down to 32 whose `layers` packed chunks, INT32
-// accumulators, the optional FP64 array and the per-thread tiles and blocks fit 48 MiB.
+// The INT8 engine's chunks: its driver's plan (kernels/common/int8_chunk_plan.h).
 struct Int8Chunks {
     std::int64_t mc, nc, kc;
 };
 Int8Chunks int8_chunks(std::int64_t m, std::int64_t n, std::int64_t k, int layers, bool extra, int threads) {
-    const std::int64_t kc = std::min<std::int64_t>(std::int64_t(ceil_div(k, kCostInt8Kstep)) * kCostInt8Kstep,
-                                                   kCostInt8ChunkDepth);
-    const std::int64_t mp = std::int64_t(ru(m)), np = std::int64_t(ru(n));
-    Int8Chunks ch{mp, np, kc};
-    for (std::int64_t x = kCostInt8MaxSide; x >= kCostTile; x /= 2) {
-        ch.mc = std::min(mp, x);
-        ch.nc = std::min(np, x);
-        const std::int64_t bytes = layers * (ch.mc + ch.nc) * kc + layers * ch.mc * ch.nc * 4 +
-                                   (extra ? ch.mc * ch.nc * 8 : 0) +
-                                   std::int64_t(threads) * (kCostTile * kCostTile * 4 + kCostBlock * kCostBlock * 8);
-        if (bytes <= kCostInt8BudgetBytes) break;
-    }
-    return ch;
+    const kernels::Int8ChunkPlan plan = kernels::plan_int8_chunks(int(m), int(n), int(k), layers, extra, threads);
+    return {plan.mc, plan.nc, plan.kc};
 }
 
 // The INT8 engine (docs/cost-model.md, "The INT8 engine"): `count` products of INT8 residues,

@@ -17,10 +17,8 @@ namespace amxblas {
 // The kernels' geometry as the model counts it: 32 x 32 x 32 micro-kernel steps in
 // 256 x 256 x 256 blocks, cut down to 64 x 64 for calls with fewer than 8 blocks per thread.
 inline constexpr int kCostTile = 32, kCostBlock = 256, kCostMinBlock = 64, kCostBlocksPerThread = 8;
-// The INT8 engine's (kernels/int8/int8_walk.h): a K step of 64 (kAmxInt8Geometry), K chunks of
-// at most 4096, and the largest MC = NC from 4096 down whose buffers fit 48 MiB.
-inline constexpr int kCostInt8Kstep = 64, kCostInt8ChunkDepth = 4096, kCostInt8MaxSide = 4096;
-inline constexpr std::int64_t kCostInt8BudgetBytes = std::int64_t(48) << 20;
+// The INT8 engine's K step (kAmxInt8Geometry); its chunks are kernels/common/int8_chunk_plan.h's.
+inline constexpr int kCostInt8Kstep = 64;
 // INT8 auto on ordinary inputs: 16 moduli (kernels/int8/int8_certificate.h: on uniform data 14
 // certify, and auto goes on to 15 at N = 512, 16 at N = 1024, to reach a unit roundoff of |A||B|).
 inline constexpr int kCostInt8AutoModuli = 16;

@@ -83,7 +83,7 @@ Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
     return sum;
 }
 
-void crt_to_double(const CrtBasis& b, const std::int32_t* c, std::size_t stride, int count, double* out) {
+void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, int count, double* out) {
     alignas(64) double frac[kCrtRow], limb[kCrtLimbs][kCrtRow];
     for (int e = 0; e < count; ++e) frac[e] = 0;
     for (int j = 0; j < kCrtLimbs; ++j)
@@ -91,15 +91,14 @@ void crt_to_double(const CrtBasis& b, const std::int32_t* c, std::size_t stride,
     // y_l symmetric: |y| <= m / 2 <= 128; every product and sum below is an integer under 2^53.
     for (int l = 0; l < b.count; ++l) {
         const double m = b.m[l], inv = b.inv_m[l], q = b.q[l];
-        const std::int32_t* cl = c + l * stride;
+        const std::int8_t* cl = c + l * stride;
         double w[kCrtLimbs];
         for (int j = 0; j < kCrtLimbs; ++j) w[j] = b.w_limb[l][j];
         for (int e = 0; e < count; ++e) {
             const double x = cl[e];
-            // x / m is never within 2^-28 of a half-integer but where it is one (m = 256), so
-            // the rounded quotient is the nearest: |r| <= m / 2, and likewise |y| <= m / 2.
-            const double r = x - round_small(x * inv) * m;
-            const double p = r * q;
+            // |x| <= 128 and q < 256: p / m is never within 2^-30 of a half-integer but where it
+            // is one (m = 256), so the rounded quotient is the nearest and |y| <= m / 2.
+            const double p = x * q;
             const double y = p - round_small(p * inv) * m;  // congruent to c q
             frac[e] += y * inv;
             for (int j = 0; j < kCrtLimbs; ++j) limb[j][e] += y * w[j];

@@ -25,8 +25,9 @@ namespace amxblas::kernels {
 // The exact P for one entry from its residues c[l * stride], l < b.count.
 Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride);
 
-// out[e] = fl(P_e) for e < count (at most kCrtRow), the residues of entry e at c[l * stride + e].
+// out[e] = fl(P_e) for e < count (at most kCrtRow), the residue of entry e modulo m_l at
+// c[l * stride + e], in [-128, 127] (as the driver keeps them, kernels/int8/int8_walk.h).
 constexpr int kCrtRow = 256;
-void crt_to_double(const CrtBasis& b, const std::int32_t* c, std::size_t stride, int count, double* out);
+void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, int count, double* out);
 
 }  // namespace amxblas::kernels

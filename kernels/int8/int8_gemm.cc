@@ -16,9 +16,6 @@ namespace amxblas::kernels {
 namespace {
 
 constexpr TileGeometry g = kAmxInt8Geometry;
-constexpr std::size_t kAlign = 64;
-
-std::size_t aligned(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
 // Runs body(i0, j0, rows, cols) over the kBlockM x kBlockN blocks of a super-block, on the
 // pool's threads.
@@ -31,26 +28,27 @@ void for_each_out_block(int rows, int cols, int threads, Body&& body) {
     });
 }
 
-// The residues of acc reduced into (-m/2, m/2], so that the next chunk's sums stay below 2^31.
-void reduce_residues(const CrtBasis& basis, const Int8Buffers& ws, int rows, int cols, int threads) {
-    parallel_for(threads, basis.count, [&](int l, int) {
-        const int m = basis.m[l], h = m / 2;
-        for (int r = 0; r < rows; ++r) {
-            std::int32_t* acc = ws.acc + l * ws.acc_layer + std::size_t(r) * ws.acc_ld;
-            for (int c = 0; c < cols; ++c) {
-                int v = acc[c] % m;
-                v -= v > h ? m : 0;
-                v += v < -h ? m : 0;
-                acc[c] = v;
-            }
+// dst (32 x 32 residues, row stride ld) := (dst + sum) mod m, or sum mod m for the first chunk,
+// in (-m/2, m/2] (256: [-128, 127]). Exact in FP64: every value is an integer below 2^27, and
+// the quotient's rounding is off by at most one, which one step corrects.
+void fold_residues(int mi, const std::int32_t* sum, bool first, std::int8_t* dst, int ld) {
+    const double m = mi, inv = 1.0 / mi, hi = mi == 256 ? 127 : (mi - 1) / 2, lo = mi == 256 ? -128 : -hi;
+    for (int r = 0; r < kInt8Tile; ++r) {
+        std::int8_t* d = dst + std::size_t(r) * ld;
+        for (int c = 0; c < kInt8Tile; ++c) {
+            const double x = double(sum[r * kInt8Tile + c]) + (first ? 0.0 : double(d[c]));
+            double v = x - std::nearbyint(x * inv) * m;
+            v -= v > hi ? m : 0.0;
+            v += v < lo ? m : 0.0;
+            d[c] = std::int8_t(int(v));
         }
-    });
+    }
 }
 
 // int8_chunking, made smaller where opt asks (RunOptions::chunk_rows, chunk_cols, chunk_depth:
 // the tests that check that chunking changes no bit).
-Int8Chunking chunking_for(const Int8Gemm& call, int layers, bool extra, const RunOptions& opt) {
-    Int8Chunking ch = int8_chunking(call.m, call.n, call.k, layers, extra, opt.threads);
+Int8Chunking chunking_for(const Int8Gemm& call, int layers, bool sums, const RunOptions& opt) {
+    Int8Chunking ch = int8_chunking(call.m, call.n, call.k, layers, sums, opt.threads);
     if (opt.chunk_rows > 0) ch.mc = std::min(ch.mc, round_up(opt.chunk_rows, g.mr));
     if (opt.chunk_cols > 0) ch.nc = std::min(ch.nc, round_up(opt.chunk_cols, g.nr));
     if (opt.chunk_depth > 0) ch.kc = std::min(ch.kc, round_up(opt.chunk_depth, g.kstep));
@@ -70,33 +68,29 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
         return reason::accuracy_uncertified;
     const Int8Chunking ch = chunking_for(call, 1, true, opt);
     WorkspaceLease lease;
-    if (const char* why = lease_workspace(int8_workspace_bytes(ch, true, opt.threads), opt.workspace_cap_bytes, &lease))
+    if (const char* why = lease_workspace(int8_workspace_bytes(ch, opt.threads), opt.workspace_cap_bytes, &lease))
         return why;
-    const Int8Buffers ws = int8_buffers(lease.data(), ch, true, opt.threads);
+    const Int8Buffers ws = int8_buffers(lease.data(), ch, opt.threads);
     const auto lower_pass = [&](auto&& visit) {
         walk_int8(
             call.m, call.n, call.k, ch, ws, mk, opt.threads,
             [&](int o0, int outer, int k0, int kc) { pack_int8_magnitudes(true, call.a, f.a, o0, outer, k0, kc, ws.a[0], opt.threads); },
             [&](int o0, int outer, int k0, int kc) { pack_int8_magnitudes(false, call.b, f.b, o0, outer, k0, kc, ws.b[0], opt.threads); },
-            [&](int i0, int j0, int rows, int cols, bool last) {
-                // The INT32 chunk sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
+            [&](int, int ti, int tj, const std::int32_t* sum, bool first) {
+                // A chunk's sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
+                double* dst = ws.sums + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
+                for (int r = 0; r < kInt8Tile; ++r)
+                    for (int c = 0; c < kInt8Tile; ++c) {
+                        const double v = sum[r * kInt8Tile + c];
+                        dst[std::size_t(r) * ws.ld + c] = first ? v : dst[std::size_t(r) * ws.ld + c] + v;
+                    }
+            },
+            [&](int i0, int j0, int rows, int cols) {
                 for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int) {
-                    for (int r = 0; r < br; ++r) {
-                        const std::int32_t* acc = ws.acc + std::size_t(bi + r) * ws.acc_ld + bj;
-                        double* low = ws.extra + std::size_t(bi + r) * ws.acc_ld + bj;
-                        for (int c = 0; c < bc; ++c) low[c] += double(acc[c]);
-                    }
-                    // acc restarts at the next chunk (walk_int8 assigns on k0 = 0 only): clear it.
-                    for (int r = 0; r < br; ++r)
-                        std::fill_n(ws.acc + std::size_t(bi + r) * ws.acc_ld + bj, bc, 0);
-                    if (last) {
-                        visit(i0 + bi, j0 + bj, br, bc, ws.extra + std::size_t(bi) * ws.acc_ld + bj, std::size_t(ws.acc_ld));
-                        for (int r = 0; r < br; ++r) std::fill_n(ws.extra + std::size_t(bi + r) * ws.acc_ld + bj, bc, 0.0);
-                    }
+                    visit(i0 + bi, j0 + bj, br, bc, ws.sums + std::size_t(bi) * ws.ld + bj, std::size_t(ws.ld));
                 });
             });
     };
-    std::fill_n(ws.extra, std::size_t(ws.acc_layer), 0.0);
     lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
         cert.add_block(i0, j0, rows, cols, low, ld);
     });
@@ -124,9 +118,9 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
     if (!int8_halves(basis, call.k, &halves)) return reason::config_fp64_products;
     const Int8Chunking ch = chunking_for(call, count, false, opt);
     WorkspaceLease lease;
-    if (const char* why = lease_workspace(int8_workspace_bytes(ch, false, opt.threads), opt.workspace_cap_bytes, &lease))
+    if (const char* why = lease_workspace(int8_workspace_bytes(ch, opt.threads), opt.workspace_cap_bytes, &lease))
         return why;
-    const Int8Buffers ws = int8_buffers(lease.data(), ch, false, opt.threads);
+    const Int8Buffers ws = int8_buffers(lease.data(), ch, opt.threads);
     walk_int8(
         call.m, call.n, call.k, ch, ws, mk, opt.threads,
         [&](int o0, int outer, int k0, int kc) {
@@ -139,19 +133,17 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
             pack_int8_residues(false, call.b, f.b, halves.b, basis, o0, outer, k0, kc, ws.b, opt.threads);
             *pack_s += now_s() - t;
         },
-        [&](int i0, int j0, int rows, int cols, bool last) {
-            if (!last) {
-                // Only the residues matter: reduced, the sums of the next chunk cannot overflow
-                // whatever K is (a chunk adds below 2^26).
-                reduce_residues(basis, ws, rows, cols, opt.threads);
-                return;
-            }
+        [&](int l, int ti, int tj, const std::int32_t* sum, bool first) {
+            std::int8_t* dst = ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
+            fold_residues(basis.m[l], sum, first, dst, ws.ld);
+        },
+        [&](int i0, int j0, int rows, int cols) {
             for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int participant) {
                 double* out = ws.blocks + std::size_t(participant) * kBlockM * kBlockN;
                 for (int r = 0; r < br; ++r) {
                     const int i = i0 + bi + r, s = int8_shift(f.a, i, halves.a);
                     double* row = out + r * kBlockN;
-                    crt_to_double(basis, ws.acc + std::size_t(bi + r) * ws.acc_ld + bj, ws.acc_layer, bc, row);
+                    crt_to_double(basis, ws.res + std::size_t(bi + r) * ws.ld + bj, ws.layer, bc, row);
                     for (int c = 0; c < bc; ++c) {
                         const int t = int8_shift(f.b, j0 + bj + c, halves.b);
                         row[c] = row[c] == 0 ? 0.0 : std::ldexp(row[c], -s - t);
@@ -165,53 +157,46 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
 
 }  // namespace
 
-Int8Chunking int8_chunking(int m, int n, int k, int layers, bool extra, int threads) {
+Int8Chunking int8_chunking(int m, int n, int k, int layers, bool sums, int threads) {
+    const Int8ChunkPlan plan = plan_int8_chunks(m, n, k, layers, sums, threads);
     Int8Chunking ch;
+    ch.mc = plan.mc;
+    ch.nc = plan.nc;
+    ch.kc = plan.kc;
     ch.layers = layers;
-    ch.kc = std::min(round_up(k, g.kstep), kInt8ChunkDepth);
-    const int mp = round_up(m, g.mr), np = round_up(n, g.nr);
-    for (int x = 4096; x >= 32; x /= 2) {
-        ch.mc = std::min(mp, x);
-        ch.nc = std::min(np, x);
-        if (int8_workspace_bytes(ch, extra, threads) <= kInt8BudgetBytes) break;
-    }
+    ch.sums = sums;
     return ch;
 }
 
-std::size_t int8_workspace_bytes(const Int8Chunking& ch, bool extra, int threads) {
-    const std::size_t mp = round_up(ch.mc, g.mr), np = round_up(ch.nc, g.nr);
-    std::size_t bytes = 0;
-    bytes += std::size_t(ch.layers) * aligned(int8_layer_bytes(ch.mc, ch.kc));
-    bytes += std::size_t(ch.layers) * aligned(int8_layer_bytes(ch.nc, ch.kc));
-    bytes += std::size_t(ch.layers) * aligned(mp * np * sizeof(std::int32_t));
-    if (extra) bytes += aligned(mp * np * sizeof(double));
-    bytes += std::size_t(threads) * aligned(std::size_t(g.mr) * g.nr * sizeof(std::int32_t));
-    bytes += std::size_t(threads) * aligned(std::size_t(kBlockM) * kBlockN * sizeof(double));
-    return bytes;
+std::size_t int8_workspace_bytes(const Int8Chunking& ch, int threads) {
+    return int8_chunk_bytes({ch.mc, ch.nc, ch.kc}, ch.layers, ch.sums, threads);
 }
 
-Int8Buffers int8_buffers(void* p, const Int8Chunking& ch, bool extra, int threads) {
+// The same carving as int8_chunk_bytes counts.
+Int8Buffers int8_buffers(void* p, const Int8Chunking& ch, int threads) {
     char* at = static_cast<char*>(p);
     const auto take = [&at](std::size_t bytes) {
         char* r = at;
-        at += aligned(bytes);
+        at += int8_aligned(bytes);
         return r;
     };
     Int8Buffers ws;
     for (int l = 0; l < ch.layers; ++l) ws.a[l] = reinterpret_cast<std::int8_t*>(take(int8_layer_bytes(ch.mc, ch.kc)));
     for (int l = 0; l < ch.layers; ++l) ws.b[l] = reinterpret_cast<std::int8_t*>(take(int8_layer_bytes(ch.nc, ch.kc)));
-    ws.acc_ld = round_up(ch.nc, g.nr);
-    ws.acc_layer = std::size_t(round_up(ch.mc, g.mr)) * ws.acc_ld;
-    ws.acc = reinterpret_cast<std::int32_t*>(take(std::size_t(ch.layers) * aligned(ws.acc_layer * sizeof(std::int32_t))));
-    if (extra) ws.extra = reinterpret_cast<double*>(take(ws.acc_layer * sizeof(double)));
-    ws.tiles = reinterpret_cast<std::int32_t*>(take(std::size_t(threads) * aligned(std::size_t(g.mr) * g.nr * sizeof(std::int32_t))));
+    ws.ld = round_up(ch.nc, kInt8Tile);
+    ws.layer = int8_aligned(std::size_t(round_up(ch.mc, kInt8Tile)) * ws.ld);
+    if (ch.sums)
+        ws.sums = reinterpret_cast<double*>(take(ws.layer / sizeof(std::int8_t) * sizeof(double)));
+    else
+        ws.res = reinterpret_cast<std::int8_t*>(take(std::size_t(ch.layers) * ws.layer));
+    ws.tiles = reinterpret_cast<std::int32_t*>(take(std::size_t(threads) * 2 * int8_aligned(kInt8TileValues * sizeof(std::int32_t))));
     ws.blocks = reinterpret_cast<double*>(take(std::size_t(threads) * std::size_t(kBlockM) * kBlockN * sizeof(double)));
     return ws;
 }
 
 std::size_t int8_dgemm_workspace_bytes(int m, int n, int k, int threads, int moduli) {
-    return std::max(int8_workspace_bytes(int8_chunking(m, n, k, 1, true, threads), true, threads),
-                    int8_workspace_bytes(int8_chunking(m, n, k, moduli, false, threads), false, threads));
+    return std::max(int8_workspace_bytes(int8_chunking(m, n, k, 1, true, threads), threads),
+                    int8_workspace_bytes(int8_chunking(m, n, k, moduli, false, threads), threads));
 }
 
 const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {

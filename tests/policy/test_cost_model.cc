@@ -11,7 +11,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
-#include "kernels/int8/int8_walk.h"
+#include "kernels/int8/crt_basis.h"
 #include "kernels/isa/microkernel.h"
 #include "policy/cost_model.h"
 #include "policy/reasons.h"
@@ -30,9 +30,6 @@ static_assert(kCostBlock == kernels::kBlockM && kCostBlock == kernels::kBlockN &
 static_assert(kCostInt8Kstep == kernels::kAmxInt8Geometry.kstep && kCostTile == kernels::kAmxInt8Geometry.mr &&
                   kCostTile == kernels::kAmxInt8Geometry.nr,
               "policy/cost_model.h kCostInt8Kstep: the INT8 micro-kernel geometry changed");
-static_assert(kCostInt8ChunkDepth == kernels::kInt8ChunkDepth &&
-                  std::size_t(kCostInt8BudgetBytes) == kernels::kInt8BudgetBytes,
-              "policy/cost_model.h: the INT8 engine's chunks changed (kernels/int8/int8_walk.h)");
 static_assert(kCostInt8AutoModuli >= kernels::kInt8MinModuli && kCostInt8AutoModuli <= kernels::kInt8MaxModuli,
               "policy/cost_model.h kCostInt8AutoModuli: a count the INT8 engine has");
 

@@ -1,0 +1,73 @@
+// How the INT8 engine cuts a call into chunks, as plain arithmetic: its driver sizes its
+// workspace and walks the chunks with it (kernels/int8/int8_walk.h), and the policy's cost model
+// counts with it how often the operands are split (policy/cost_model.cc), so the two agree.
+//
+// A call of `layers` INT8 products (moduli) keeps, per MC x NC super-block, one residue per
+// layer and entry across the K chunks (an int8: each chunk's INT32 sums are reduced as they are
+// added), and packs `layers` bytes per value of op(A)'s MC x KC and op(B)'s KC x NC chunks; the
+// certificate's pass (one product of magnitudes) keeps an FP64 sum per entry instead. Each
+// operand is split again for every super-block of the other's direction: ceil(N / NC) times
+// for op(A), ceil(M / MC) for op(B). Splitting costs about as much per value and modulus as the
+// products per entry and modulus (docs/performance.md), so the plan takes, of the chunkings
+// that fit the budget, the one that splits least, counting a K chunk's reduction of the
+// accumulators (one operation per entry and modulus) as a value split.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace amxblas::kernels {
+
+struct Int8ChunkPlan {
+    int mc = 0, nc = 0, kc = 0;  // multiples of 32, 32 and 64, or the call's padded extent
+};
+
+constexpr std::size_t kInt8BudgetBytes = std::size_t(48) << 20;  // as the BF16 driver's chunks
+constexpr int kInt8Tile = 32, kInt8Kstep = 64;                   // kAmxInt8Geometry's mr = nr, kstep
+constexpr int kInt8MaxChunkDepth = 4096;
+constexpr int kInt8OutBlock = 256;  // the writer's blocks: kBlockM x kBlockN FP64 per participant
+
+inline std::size_t int8_aligned(std::size_t x) { return (x + 63) / 64 * 64; }
+inline int int8_round_up(int x, int step) { return (x + step - 1) / step * step; }
+
+// Bytes of the workspace of a chunking: packed layers of both chunks, the int8 residues (or,
+// for the certificate's pass, sums: the FP64 sums instead) and, per participant, two INT32
+// micro-tiles and an output block.
+inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool sums, int threads) {
+    const std::size_t mp = std::size_t(int8_round_up(ch.mc, kInt8Tile)), np = std::size_t(int8_round_up(ch.nc, kInt8Tile));
+    const std::size_t kp = std::size_t(int8_round_up(ch.kc, kInt8Kstep));
+    std::size_t bytes = std::size_t(layers) * (int8_aligned(mp * kp) + int8_aligned(np * kp));
+    bytes += sums ? int8_aligned(mp * np * 8) : std::size_t(layers) * int8_aligned(mp * np);
+    bytes += std::size_t(threads) * (2 * int8_aligned(std::size_t(kInt8Tile) * kInt8Tile * 4) +
+                                     std::size_t(kInt8OutBlock) * kInt8OutBlock * 8);
+    return bytes;
+}
+
+// The chunking that splits least (see above) among those within kInt8BudgetBytes; 32 x 32 x 64
+// super-blocks when none is (never: they take well under 1 MiB for 24 layers and 64 threads).
+inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums, int threads) {
+    const int mp = int8_round_up(m, kInt8Tile), np = int8_round_up(n, kInt8Tile), kp = int8_round_up(k, kInt8Kstep);
+    static constexpr int kSides[] = {4096, 3072, 2048, 1536, 1024, 768, 512, 384, 256, 128, 64, 32};
+    static constexpr int kDepths[] = {4096, 2048, 1024, 512, 256, 128, 64};
+    Int8ChunkPlan best{kInt8Tile, kInt8Tile, kInt8Kstep};
+    double best_cost = -1;
+    const auto consider = [&](int mc, int nc, int kc) {
+        const Int8ChunkPlan ch{mc, nc, kc};
+        if (int8_chunk_bytes(ch, layers, sums, threads) > kInt8BudgetBytes) return;
+        const double splits = double(m) * k * ((n + nc - 1) / nc) + double(k) * n * ((m + mc - 1) / mc);
+        const double reductions = double(m) * n * ((k + kc - 1) / kc);
+        const double cost = splits + reductions;
+        if (best_cost < 0 || cost < best_cost) {
+            best = ch;
+            best_cost = cost;
+        }
+    };
+    for (int kc : kDepths) {
+        const int kcc = kc < kp ? kc : kp;
+        for (int ms : kSides)
+            for (int ns : kSides) consider(ms < mp ? ms : mp, ns < np ? ns : np, kcc < kInt8MaxChunkDepth ? kcc : kInt8MaxChunkDepth);
+    }
+    return best;
+}
+
+}  // namespace amxblas::kernels
