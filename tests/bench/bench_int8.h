@@ -27,8 +27,7 @@ struct Int8Options {
 kernels::RunOptions int8_options(const Int8Options& o, kernels::Fp64Engine engine, int products,
                                  kernels::PhaseTimes* t, kernels::Fp64AutoReport* r);
 
-// Part 1: INT8 auto, BF16 auto and OpenBLAS DGEMM, times, counts and errors. Returns the
-// moduli INT8 auto picked on uniform data at the largest size (0 if none routed).
+// Part 1: INT8 auto, BF16 auto and OpenBLAS DGEMM, times, counts and errors.
 void run_int8_side_by_side(const Int8Options& o);
 // Part 2: the INT8 facts pass + residue split and pack against memcpy.
 void run_int8_split_pack(const Int8Options& o);
