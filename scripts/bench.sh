@@ -6,7 +6,8 @@
 # a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. The driver: tests/bench/.
 #
 #   scripts/bench.sh [--quick] [--sweep] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
-#                    [--memory | --compare LIB] [--backend avx512|reference|amx] [--reps R] [--out DIR]
+#                    [--memory | --compare LIB | --int8] [--dft-dir DIR] [--backend avx512|reference|amx]
+#                    [--reps R] [--out DIR]
 #                    [--build-dir DIR] [--driver PATH --interposer PATH [--amxemu PATH]]
 #
 #   --quick        the CI smoke mode (ctest bench.smoke): N = 64 128, 1 repetition; checks that
@@ -35,6 +36,22 @@
 #                  LIB and this build alternated --reps times (default 3); per process one warm-up
 #                  call then one timed call; medians of the times and of the peak extra memory
 #                  (as --memory); target: this build at most 1.05x LIB's time (compare.log)
+#   --int8         only the INT8 FP64 engine's section (issue 24 item 5; int8.log), which the full
+#                  run also runs (into bench.log) and --quick smoke-tests at N = 64-128 on 4 calls:
+#                  tests/bench/amxblas_bench_int8, 2 threads, alternated, medians of --reps
+#                  (default 3) after a warm-up: (1) INT8 auto, BF16 auto and OpenBLAS DGEMM on
+#                  uniform and log-uniform (2^-20..2^20) inputs at N = 1024 2048 (avx512, amx) or
+#                  512 1024 (reference: scalar, about a minute per call at 2048; --sizes
+#                  overrides): time ratios, moduli / products picked, entries repaired, max
+#                  error on 1024 sampled entries against an exact reference over OpenBLAS's;
+#                  (2) the INT8 facts + residue split and pack against memcpy, N = 1024 2048;
+#                  (3) the whole-call AMX model of INT8 auto beside BF16 auto at N = 2048 4096
+#                  (tile counts checked under the trap harness at N = 256, phases measured here
+#                  with the products taken out); (4) the captured DFT calls (--dft-dir): routed,
+#                  forwarded, within 2x OpenBLAS's error; targets as PASS/MISS lines
+#   --dft-dir DIR  the .gemm files of --int8's part 4 (default ../shared/data/dft-gemm beside the
+#                  repository where it exists, else tests/data/dft-gemm; --quick always takes the
+#                  latter)
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -46,7 +63,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sweep=0 model=0 memory=0 compare='' sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 model=0 memory=0 int8=0 dft_dir='' compare='' sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -54,6 +71,8 @@ while [ $# -gt 0 ]; do
         --sweep) sweep=1 ;;
         --model) model=1 ;;
         --memory) memory=1 ;;
+        --int8) int8=1 ;;
+        --dft-dir) dft_dir=$2; shift ;;
         --compare) compare=$2; shift ;;
         --sizes) sizes=$2; shift ;;
         --shapes) shapes=$2; shift ;;
@@ -75,7 +94,7 @@ case " $backends" in *" ${backend:-avx512} "*) ;; *) echo "bench.sh: --backend, 
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here amxblas_one_gemm_rss || {
+    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here amxblas_one_gemm_rss amxblas_bench_int8 || {
         echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
              "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
         exit 1
@@ -98,6 +117,52 @@ fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+
+# The INT8 FP64 engine's section (--int8; tests/bench/amxblas_bench_int8). Appends to $1.
+int8_section() {
+    int8_log=$1
+    int8_driver=$(dirname "$driver")/amxblas_bench_int8
+    if [ ! -x "$int8_driver" ]; then
+        echo "INT8 section skipped (no amxblas_bench_int8 beside the driver)" | tee -a "$int8_log"
+        return 0
+    fi
+    # CI's smoke run must not reach outside the repository: --quick reads the 16 calls kept here.
+    int8_dft=$dft_dir
+    if [ -z "$int8_dft" ]; then
+        int8_dft="$root/tests/data/dft-gemm"
+        [ "$quick" = 0 ] && [ -d "$root/../shared/data/dft-gemm" ] && int8_dft=$(cd "$root/../shared/data/dft-gemm" && pwd)
+    fi
+    set -- --backend "$backend" --threads 2 --dft "$int8_dft"
+    [ "$quick" = 1 ] && set -- "$@" --quick
+    [ -n "$reps" ] && set -- "$@" --reps "$reps"
+    [ "$quick" = 0 ] && [ -n "$sizes" ] && set -- "$@" --sizes "$sizes"
+    int8_rc=0
+    if [ "$backend" = amx ]; then
+        echo "backend amx: no timed INT8 run (AMX cannot run here; counts only, below)" | tee -a "$int8_log"
+    else
+        { "$int8_driver" "$@" || echo "rc=$?" >"$out/.int8rc"; } 2>&1 | tee -a "$int8_log"
+    fi
+    int8_n=256
+    [ "$quick" = 1 ] && int8_n=64
+    if [ -n "$amxemu" ] && [ -f "$amxemu" ]; then
+        { env LD_PRELOAD="$amxemu" "$int8_driver" --amx-counts "$int8_n" || echo "rc=$?" >"$out/.int8rc"; } 2>&1 | tee -a "$int8_log"
+    else
+        echo "AMX trap harness (libamxemu.so) not available: INT8 tile counts skipped" | tee -a "$int8_log"
+    fi
+    [ -e "$out/.int8rc" ] && int8_rc=1
+    rm -f "$out/.int8rc"
+    return $int8_rc
+}
+if [ "$int8" = 1 ]; then
+    {
+        echo "bench.sh --int8: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n), backend $backend;" \
+             "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
+             "load:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+    } | tee "$out/int8.log"
+    [ "$backend" = avx512 ] && export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
+    int8_section "$out/int8.log" || exit 1
+    exit 0
+fi
 if [ "$model" = 1 ]; then
     [ "$backend" = amx ] && { echo "bench.sh: --model times, so not on --backend amx" >&2; exit 2; }
     checker="$(dirname "$driver")/amxblas_model_check"
@@ -323,6 +388,9 @@ complex_section() {
     logged "$complex_bench" "$@"
 }
 complex_section || status=1
+
+# The INT8 FP64 engine (issue 24 item 5): side by side, split + pack, AMX model, DFT calls.
+int8_section "$log" || status=1
 
 # The AMX tile-instruction counts: a second run, on the amx backend, under the trap harness.
 count_n=512
