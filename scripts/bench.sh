@@ -49,9 +49,9 @@
 #                  (tile counts checked under the trap harness at N = 256, phases measured here
 #                  with the products taken out); (4) the captured DFT calls (--dft-dir): routed,
 #                  forwarded, within 2x OpenBLAS's error; targets as PASS/MISS lines
-#   --dft-dir DIR  the .gemm files of --int8's part 4 (default ../shared/data/dft-gemm beside the
-#                  repository where it exists, else tests/data/dft-gemm; --quick always takes the
-#                  latter)
+#   --dft-dir DIR  the .gemm files of --int8's part 4 (default tests/data/dft-gemm, the 16 captured
+#                  calls in the repository; pass the folder of the whole capture, 123 calls, to
+#                  measure on all of them; --quick takes the first 4 of the default)
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -126,11 +126,10 @@ int8_section() {
         echo "INT8 section skipped (no amxblas_bench_int8 beside the driver)" | tee -a "$int8_log"
         return 0
     fi
-    # CI's smoke run must not reach outside the repository: --quick reads the 16 calls kept here.
+    # The 16 calls kept in the repository unless --dft-dir names another folder (--quick: 4 of them).
     int8_dft=$dft_dir
     if [ -z "$int8_dft" ]; then
         int8_dft="$root/tests/data/dft-gemm"
-        [ "$quick" = 0 ] && [ -d "$root/../shared/data/dft-gemm" ] && int8_dft=$(cd "$root/../shared/data/dft-gemm" && pwd)
     fi
     set -- --backend "$backend" --threads 2 --dft "$int8_dft"
     [ "$quick" = 1 ] && set -- "$@" --quick

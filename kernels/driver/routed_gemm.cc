@@ -11,6 +11,7 @@
 #include "kernels/certificate/fp64_certificate.h"
 #include "kernels/certificate/fp64_structural_zeros.h"
 #include "kernels/common/reasons.h"
+#include "kernels/driver/macro_kernel.h"
 #include "kernels/isa/microkernel.h"
 
 namespace amxblas::kernels {
@@ -96,9 +97,14 @@ const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, in
 // The INT8 engine runs first when asked for, and under the automatic engine when the count is
 // auto (a fixed count keeps the BF16 engine's meaning: AMXBLAS_FP64_PRODUCTS=21 is the paper's
 // experiment).
+// Under the automatic engine INT8 goes first because its products cost half BF16's per
+// multiply-add where it has its own kernel (TDPBSSD, VPDPBUSD) and it needs fewer of them
+// (docs/cost-model.md); a backend that would run it on the portable INT8 kernel (an AVX-512
+// BF16 CPU without VNNI) keeps BF16's auto.
 bool takes_int8(const RunOptions& opt) {
-    return opt.fp64_engine == Fp64Engine::int8 ||
-           (opt.fp64_engine == Fp64Engine::automatic && opt.fp64_products == kFp64Auto);
+    if (opt.fp64_engine == Fp64Engine::int8) return true;
+    if (opt.fp64_engine != Fp64Engine::automatic || opt.fp64_products != kFp64Auto) return false;
+    return opt.backend == Backend::reference || kernels_for(opt).product_s8 != reference_product_s8;
 }
 
 // Under the automatic engine, a call the INT8 certificate cannot pass goes on to the BF16

@@ -10,6 +10,7 @@
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_walk.h"
+#include "kernels/isa/isa.h"
 #include "kernels/runtime/workspace.h"
 
 namespace amxblas::kernels {
@@ -26,23 +27,6 @@ void for_each_out_block(int rows, int cols, int threads, Body&& body) {
         const int bi = (q / nb) * kBlockM, bj = (q % nb) * kBlockN;
         body(bi, bj, std::min(kBlockM, rows - bi), std::min(kBlockN, cols - bj), participant);
     });
-}
-
-// dst (32 x 32 residues, row stride ld) := (dst + sum) mod m, or sum mod m for the first chunk,
-// in (-m/2, m/2] (256: [-128, 127]). Exact in FP64: every value is an integer below 2^27, and
-// the quotient's rounding is off by at most one, which one step corrects.
-void fold_residues(int mi, const std::int32_t* sum, bool first, std::int8_t* dst, int ld) {
-    const double m = mi, inv = 1.0 / mi, hi = mi == 256 ? 127 : (mi - 1) / 2, lo = mi == 256 ? -128 : -hi;
-    for (int r = 0; r < kInt8Tile; ++r) {
-        std::int8_t* d = dst + std::size_t(r) * ld;
-        for (int c = 0; c < kInt8Tile; ++c) {
-            const double x = double(sum[r * kInt8Tile + c]) + (first ? 0.0 : double(d[c]));
-            double v = x - std::nearbyint(x * inv) * m;
-            v -= v > hi ? m : 0.0;
-            v += v < lo ? m : 0.0;
-            d[c] = std::int8_t(int(v));
-        }
-    }
 }
 
 // int8_chunking, made smaller where opt asks (RunOptions::chunk_rows, chunk_cols, chunk_depth:
@@ -121,6 +105,7 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
     if (const char* why = lease_workspace(int8_workspace_bytes(ch, opt.threads), opt.workspace_cap_bytes, &lease))
         return why;
     const Int8Buffers ws = int8_buffers(lease.data(), ch, opt.threads);
+    const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
     walk_int8(
         call.m, call.n, call.k, ch, ws, mk, opt.threads,
         [&](int o0, int outer, int k0, int kc) {
@@ -135,7 +120,7 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
         },
         [&](int l, int ti, int tj, const std::int32_t* sum, bool first) {
             std::int8_t* dst = ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
-            fold_residues(basis.m[l], sum, first, dst, ws.ld);
+            loops.fold(basis.m[l], sum, first, dst, ws.ld);
         },
         [&](int i0, int j0, int rows, int cols) {
             for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int participant) {

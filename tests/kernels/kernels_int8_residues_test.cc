@@ -1,7 +1,7 @@
 // The INT8 engine's residue and digit loops (kernels/isa/int8_residue_loops.h) of the
 // instruction set under test (AMXBLAS_TEST_ISA) against their definition in 64- and 128-bit
 // integer arithmetic: every modulus, integers up to 2^91 of both signs, the rounding of
-// non-integers (ties included), and the digits' floor and cap.
+// non-integers (ties included), the digits' floor and cap, and the fold of a chunk's sums.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,6 +94,37 @@ void test_digits_floor_and_cap(void**) {
     }
 }
 
+// The fold of a K chunk's sums into the kept residues, first chunk or not, every modulus,
+// sums up to the 2^27 a chunk can reach, a row stride wider than the tile.
+void test_fold_matches_definition(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    const CrtBasis& basis = crt_basis(kInt8MaxModuli);
+    amxblas::test::Rng r(23);
+    constexpr int kLd = 40;
+    std::vector<std::int32_t> sum(32 * 32);
+    std::vector<std::int8_t> dst(32 * kLd), before(32 * kLd);
+    for (int l = 0; l < basis.count; ++l)
+        for (int first = 0; first < 2; ++first) {
+            const int m = basis.m[l];
+            for (int i = 0; i < 32 * 32; ++i) sum[i] = std::int32_t(r.uniform() * 0x1p27);
+            sum[0] = (1 << 27) - 1;
+            sum[1] = -(1 << 27);
+            for (auto& d : dst) d = std::int8_t(symmetric_residue(__int128(r.uniform() * 1000), m));
+            before = dst;
+            loops.fold(m, sum.data(), first != 0, dst.data(), kLd);
+            for (int i = 0; i < 32; ++i)
+                for (int j = 0; j < kLd; ++j) {
+                    const std::int8_t got = dst[i * kLd + j];
+                    if (j >= 32) {
+                        assert_int_equal(got, before[i * kLd + j]);  // outside the tile: untouched
+                        continue;
+                    }
+                    const __int128 x = __int128(sum[i * 32 + j]) + (first ? 0 : before[i * kLd + j]);
+                    assert_int_equal(got, symmetric_residue(x, m));
+                }
+        }
+}
+
 }  // namespace
 
 int main() {
@@ -101,6 +132,7 @@ int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_residues_match_definition),
         cmocka_unit_test(test_digits_floor_and_cap),
+        cmocka_unit_test(test_fold_matches_definition),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
