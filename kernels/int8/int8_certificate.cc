@@ -12,6 +12,13 @@ namespace {
 constexpr double kU = 0x1p-53;
 constexpr double kEvalUp = 1 + 0x1p-30;
 
+// body(i, j, lhat) for the block's entries, column by column.
+template <typename Body>
+void for_each_entry(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld, Body&& body) {
+    for (int jj = 0; jj < cols; ++jj)
+        for (int ii = 0; ii < rows; ++ii) body(i0 + ii, j0 + jj, lower[ii * ld + jj]);
+}
+
 }  // namespace
 
 bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFacts& b, int gamma_terms, double tol,
@@ -93,26 +100,23 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     std::vector<std::size_t> pending;
     const std::size_t m = std::size_t(a_->outer);
     double at_count[kInt8MaxModuli + 1];
-    for (int jj = 0; jj < cols; ++jj)
-        for (int ii = 0; ii < rows; ++ii) {
-            const int i = i0 + ii, j = j0 + jj;
-            const double lhat = lower[ii * ld + jj];
-            unsigned tight;
-            unsigned bits = passes(i, j, lhat, at_count, &tight);
-            if (bits == 0 && lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) bits = tight = ~0u;
-            if (bits == 0 && lhat == 0 && structural_.by_terms) {
-                pending.push_back(i + j * m);
-                // Counted as failing now; decide() takes back those proved zero.
-            }
-            for (int c = min_count_; c <= max_count_; ++c) {
-                if (bits >> c & 1) {
-                    if (bits != ~0u) margin[c] = std::min(margin[c], at_count[c]);
-                    loose[c] += !(tight >> c & 1);
-                } else {
-                    ++failing[c];
-                }
+    for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) {
+        unsigned tight;
+        unsigned bits = passes(i, j, lhat, at_count, &tight);
+        if (bits == 0 && lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) bits = tight = ~0u;
+        if (bits == 0 && lhat == 0 && structural_.by_terms) {
+            pending.push_back(i + j * m);
+            // Counted as failing now; decide() takes back those proved zero.
+        }
+        for (int c = min_count_; c <= max_count_; ++c) {
+            if (bits >> c & 1) {
+                if (bits != ~0u) margin[c] = std::min(margin[c], at_count[c]);
+                loose[c] += !(tight >> c & 1);
+            } else {
+                ++failing[c];
             }
         }
+    });
     std::lock_guard<std::mutex> lock(merge_);
     for (int c = min_count_; c <= max_count_; ++c) {
         failing_[c] += failing[c];
@@ -150,17 +154,14 @@ void Int8BlockCertificate::failing_in(int i0, int j0, int rows, int cols, const 
                                       std::vector<std::size_t>* out) const {
     const std::size_t m = std::size_t(a_->outer);
     double at_count[kInt8MaxModuli + 1];
-    for (int jj = 0; jj < cols; ++jj)
-        for (int ii = 0; ii < rows; ++ii) {
-            const int i = i0 + ii, j = j0 + jj;
-            const double lhat = lower[ii * ld + jj];
-            unsigned tight;
-            if (passes(i, j, lhat, at_count, &tight) >> count_ & 1) continue;
-            const std::size_t at = i + j * m;
-            if (lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) continue;
-            if (lhat == 0 && std::binary_search(by_terms_.begin(), by_terms_.end(), at)) continue;
-            out->push_back(at);
-        }
+    for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) {
+        unsigned tight;
+        if (passes(i, j, lhat, at_count, &tight) >> count_ & 1) return;
+        const std::size_t at = i + j * m;
+        if (lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) return;
+        if (lhat == 0 && std::binary_search(by_terms_.begin(), by_terms_.end(), at)) return;
+        out->push_back(at);
+    });
 }
 
 }  // namespace amxblas::kernels

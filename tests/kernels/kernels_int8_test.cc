@@ -10,39 +10,16 @@
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
+#include "tests/kernels/fp64_cases.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
 
 namespace {
 
-// (op(A) op(B))_ij to about 2^-100 relative to (|A||B|)_ij (TwoProduct by FMA, TwoSum).
-double exact_entry(const GemmArgs<double>& g, int i, int j) {
-    double hi = 0, lo = 0;
-    for (int l = 0; l < g.k; ++l) {
-        const double a = kt::op_at(g.transa, g.a, g.lda, i, l), b = kt::op_at(g.transb, g.b, g.ldb, l, j);
-        const double p = a * b, pe = std::fma(a, b, -p);
-        const double s = hi + p, bb = s - hi, se = (hi - (s - bb)) + (p - bb);
-        hi = s;
-        lo += se + pe;
-    }
-    return hi + lo;
-}
-
-struct Case {
-    std::vector<double> a, b, c;
-    GemmArgs<double> g;
-};
-
-Case make_case(char ta, char tb, int m, int n, int k, std::uint64_t seed) {
-    Case cs;
-    const int lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n;
-    cs.a = kt::random_matrix<double>(std::size_t(lda) * (ta == 'N' ? k : m), seed);
-    cs.b = kt::random_matrix<double>(std::size_t(ldb) * (tb == 'N' ? n : k), seed + 1);
-    cs.c.assign(std::size_t(m) * n, NAN);
-    cs.g = GemmArgs<double>{ta, tb, m, n, k, 1.0, cs.a.data(), lda, cs.b.data(), ldb, 0.0, cs.c.data(), m};
-    return cs;
-}
+using kt::Case;
+using kt::exact_entry;
+using kt::make_case;
 
 RunOptions int8_options(int products, int threads) {
     RunOptions o = kt::options(products, threads);
@@ -53,23 +30,7 @@ RunOptions int8_options(int products, int threads) {
 // Runs the INT8 engine (auto unless `products`) and checks |C - AB| <= tol gamma_K (|A||B|)_ij
 // for every entry (alpha = 1, beta = 0).
 Fp64AutoReport check_certified(Case& cs, int threads, double tol = 1, int products = kFp64Auto) {
-    RunOptions o = int8_options(products, threads);
-    o.fp64_tol = tol;
-    Fp64AutoReport rep;
-    o.fp64_report = &rep;
-    const char* why = amxblas::kernels::emulate_gemm(cs.g, o);
-    if (why) fail_msg("int8 forwarded: %s", why);
-    const GemmArgs<double>& g = cs.g;
-    const double ku = g.k * 0x1p-53, gamma = ku / (1 - ku);
-    const std::vector<double> ab = kt::abs_product(g);
-    for (int j = 0; j < g.n; ++j)
-        for (int i = 0; i < g.m; ++i) {
-            const double want = exact_entry(g, i, j), got = cs.c[i + std::size_t(j) * g.m];
-            const double allowed = tol * gamma * ab[i + std::size_t(j) * g.m] * (1 + 0x1p-20);
-            if (!(std::fabs(got - want) <= allowed))
-                fail_msg("m=%d n=%d k=%d moduli=%d: C(%d,%d) = %.17g, exact %.17g, error %.3g > %.3g", g.m, g.n, g.k,
-                         rep.products, i, j, got, want, std::fabs(got - want), allowed);
-        }
+    const Fp64AutoReport rep = kt::run_within_bound(cs, int8_options(products, threads), tol);
     assert_true(rep.engine == Fp64Engine::int8);
     assert_true(rep.products >= kInt8MinModuli && rep.products <= kInt8MaxModuli);
     if (products == kFp64Auto) assert_true(rep.margin >= 1);
@@ -184,24 +145,14 @@ void test_transposes_and_fixed_counts(void**) {
 }
 
 void test_log_uniform_certified(void**) {
-    Case cs = make_case('T', 'N', 50, 41, 200, 77);
-    kt::Rng r(5);
-    for (auto* x : {&cs.a, &cs.b})
-        for (double& e : *x) e = std::ldexp(e, int(std::lround(r.uniform() * 20)));
+    Case cs = kt::log_uniform_case();
     check_certified(cs, 1);
 }
 
 // Rows 2^600 apart, subnormals, a zero row and column, K = 1 with values of few bits (exact:
 // certified although gamma_1 is one rounding).
 void test_wide_ranges_and_exact_inputs(void**) {
-    Case cs = make_case('N', 'N', 33, 40, 24, 9);
-    for (int l = 0; l < 24; ++l)
-        for (int i = 0; i < 33; ++i) cs.a[i + std::size_t(l) * 33] *= std::ldexp(1.0, 50 * (i % 13) - 300);
-    for (int j = 0; j < 40; ++j)
-        for (int l = 0; l < 24; ++l) cs.b[l + std::size_t(j) * 24] *= std::ldexp(1.0, 300 - 45 * (j % 14));
-    for (int l = 0; l < 24; ++l) cs.a[5 + std::size_t(l) * 33] = 0;
-    for (int l = 0; l < 24; ++l) cs.b[l + 7 * 24] = 0;
-    cs.a[3] = 4.9e-324;
+    Case cs = kt::wide_range_case();
     check_certified(cs, 2);
 
     Case k1 = make_case('N', 'N', 20, 30, 1, 4);
