@@ -34,7 +34,8 @@ inline int int8_round_up(int x, int step) { return (x + step - 1) / step * step;
 // for the certificate's pass, sums: the FP64 sums instead) and, per participant, two INT32
 // micro-tiles and an output block.
 inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool sums, int threads) {
-    const std::size_t mp = std::size_t(int8_round_up(ch.mc, kInt8Tile)), np = std::size_t(int8_round_up(ch.nc, kInt8Tile));
+    const std::size_t mp = std::size_t(int8_round_up(ch.mc, kInt8Tile));
+    const std::size_t np = std::size_t(int8_round_up(ch.nc, kInt8Tile));
     const std::size_t kp = std::size_t(int8_round_up(ch.kc, kInt8Kstep));
     std::size_t bytes = std::size_t(layers) * (int8_aligned(mp * kp) + int8_aligned(np * kp));
     bytes += sums ? int8_aligned(mp * np * 8) : std::size_t(layers) * int8_aligned(mp * np);
@@ -48,7 +49,7 @@ inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool su
 inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums, int threads) {
     const int mp = int8_round_up(m, kInt8Tile), np = int8_round_up(n, kInt8Tile), kp = int8_round_up(k, kInt8Kstep);
     static constexpr int kSides[] = {4096, 3072, 2048, 1536, 1024, 768, 512, 384, 256, 128, 64, 32};
-    static constexpr int kDepths[] = {4096, 2048, 1024, 512, 256, 128, 64};
+    static constexpr int kDepths[] = {kInt8MaxChunkDepth, 2048, 1024, 512, 256, 128, 64};
     Int8ChunkPlan best{kInt8Tile, kInt8Tile, kInt8Kstep};
     double best_cost = -1;
     const auto consider = [&](int mc, int nc, int kc) {
@@ -62,10 +63,10 @@ inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums
             best_cost = cost;
         }
     };
-    for (int kc : kDepths) {
-        const int kcc = kc < kp ? kc : kp;
+    for (int kc : kDepths) {  // kDepths starts at kInt8MaxChunkDepth
+        const int depth = kc < kp ? kc : kp;
         for (int ms : kSides)
-            for (int ns : kSides) consider(ms < mp ? ms : mp, ns < np ? ns : np, kcc < kInt8MaxChunkDepth ? kcc : kInt8MaxChunkDepth);
+            for (int ns : kSides) consider(ms < mp ? ms : mp, ns < np ? ns : np, depth);
     }
     return best;
 }

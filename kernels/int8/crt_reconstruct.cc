@@ -23,7 +23,8 @@ double round_int128(__int128 x) {
     } else {
         const int shift = bits - 53;
         std::uint64_t keep = std::uint64_t(mag >> shift);
-        const unsigned __int128 rest = mag & (((unsigned __int128)1 << shift) - 1), half = (unsigned __int128)1 << (shift - 1);
+        const unsigned __int128 one = 1;
+        const unsigned __int128 rest = mag & ((one << shift) - 1), half = one << (shift - 1);
         if (rest > half || (rest == half && (keep & 1))) ++keep;  // may reach 2^53: still exact
         r = std::ldexp(double(keep), shift);
     }
@@ -127,8 +128,8 @@ void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, 
             out[e] = round_int128(v);
             continue;
         }
-        const __int128 t3 = (__int128)(std::int64_t)limb[top][e] * ((__int128)1 << 80) +
-                            (__int128)(std::int64_t)limb[top - 1][e] * ((__int128)1 << 40) + (std::int64_t)limb[top - 2][e];
+        const __int128 l2 = std::int64_t(limb[top][e]), l1 = std::int64_t(limb[top - 1][e]);
+        const __int128 t3 = l2 * ((__int128)1 << 80) + l1 * ((__int128)1 << 40) + std::int64_t(limb[top - 2][e]);
         double rest = 0;
         for (int j = top - 3; j >= 0; --j) rest = rest != 0 ? rest : limb[j][e];
         const int sticky = rest > 0 ? 1 : rest < 0 ? -1 : 0;

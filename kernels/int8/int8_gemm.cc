@@ -58,8 +58,12 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
     const auto lower_pass = [&](auto&& visit) {
         walk_int8(
             call.m, call.n, call.k, ch, ws, mk, opt.threads,
-            [&](int o0, int outer, int k0, int kc) { pack_int8_magnitudes(true, call.a, f.a, o0, outer, k0, kc, ws.a[0], opt.threads); },
-            [&](int o0, int outer, int k0, int kc) { pack_int8_magnitudes(false, call.b, f.b, o0, outer, k0, kc, ws.b[0], opt.threads); },
+            [&](int o0, int outer, int k0, int kc) {
+                pack_int8_magnitudes(true, call.a, f.a, o0, outer, k0, kc, ws.a[0], opt.threads);
+            },
+            [&](int o0, int outer, int k0, int kc) {
+                pack_int8_magnitudes(false, call.b, f.b, o0, outer, k0, kc, ws.b[0], opt.threads);
+            },
             [&](int, int ti, int tj, const std::int32_t* sum, bool first) {
                 // A chunk's sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
                 double* dst = ws.sums + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
@@ -119,7 +123,8 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
             *pack_s += now_s() - t;
         },
         [&](int l, int ti, int tj, const std::int32_t* sum, bool first) {
-            std::int8_t* dst = ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
+            std::int8_t* dst =
+                ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
             loops.fold(basis.m[l], sum, first, dst, ws.ld);
         },
         [&](int i0, int j0, int rows, int cols) {
@@ -174,7 +179,8 @@ Int8Buffers int8_buffers(void* p, const Int8Chunking& ch, int threads) {
         ws.sums = reinterpret_cast<double*>(take(ws.layer / sizeof(std::int8_t) * sizeof(double)));
     else
         ws.res = reinterpret_cast<std::int8_t*>(take(std::size_t(ch.layers) * ws.layer));
-    ws.tiles = reinterpret_cast<std::int32_t*>(take(std::size_t(threads) * 2 * int8_aligned(kInt8TileValues * sizeof(std::int32_t))));
+    const std::size_t tile_bytes = int8_aligned(kInt8TileValues * sizeof(std::int32_t));
+    ws.tiles = reinterpret_cast<std::int32_t*>(take(std::size_t(threads) * 2 * tile_bytes));
     ws.blocks = reinterpret_cast<double*>(take(std::size_t(threads) * std::size_t(kBlockM) * kBlockN * sizeof(double)));
     return ws;
 }

@@ -76,7 +76,8 @@ bool int8_halves(const CrtBasis& basis, int depth, Int8Halves* out) {
 }
 
 void pack_int8_residues(bool is_a, const OperandView<double>& x, const Int8OperandFacts& f, int half,
-                        const CrtBasis& basis, int o0, int outer, int k0, int kc, std::int8_t* const* out, int threads) {
+                        const CrtBasis& basis, int o0, int outer, int k0, int kc, std::int8_t* const* out,
+                        int threads) {
     const int tile = is_a ? g.mr : g.nr;
     const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
     for_each_block(is_a, outer, kc, threads, [&](int p, int s, std::size_t at, double* v) {

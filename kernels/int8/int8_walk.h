@@ -69,7 +69,8 @@ void walk_int8(int m, int n, int k, const Int8Chunking& ch, const Int8Buffers& w
         for (int j0 = 0; j0 < n; j0 += ch.nc) {
             const int rows = std::min(ch.mc, m - i0), cols = std::min(ch.nc, n - j0);
             const int mt = (rows + kInt8Tile - 1) / kInt8Tile, nt = (cols + kInt8Tile - 1) / kInt8Tile;
-            const int gm = (mt + kInt8GroupTiles - 1) / kInt8GroupTiles, gn = (nt + kInt8GroupTiles - 1) / kInt8GroupTiles;
+            const int gm = (mt + kInt8GroupTiles - 1) / kInt8GroupTiles;
+            const int gn = (nt + kInt8GroupTiles - 1) / kInt8GroupTiles;
             for (int k0 = 0; k0 < k; k0 += ch.kc) {
                 const int kc = std::min(ch.kc, k - k0), ksteps = (kc + kInt8Kstep - 1) / kInt8Kstep;
                 pack_a(i0, rows, k0, kc);
@@ -80,7 +81,8 @@ void walk_int8(int m, int n, int k, const Int8Chunking& ch, const Int8Buffers& w
                     int count;
                     const MicroKernels& mk;
                     const std::function<void(int, int)>* body;
-                    Task(int c, const MicroKernels& m, const std::function<void(int, int)>* b) : count(c), mk(m), body(b) {}
+                    Task(int c, const MicroKernels& m, const std::function<void(int, int)>* b)
+                        : count(c), mk(m), body(b) {}
                     void run(int participant) override {
                         bool begun = false;
                         for (int q; (q = next.fetch_add(1, std::memory_order_relaxed)) < count;) {

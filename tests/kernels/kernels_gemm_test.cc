@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include "kernels/common/chunk_plan.h"
+#include "kernels/common/int8_chunk_plan.h"
+#include "kernels/int8/crt_basis.h"
+#include "kernels/int8/int8_gemm.h"
 #include "kernels/common/variants.h"
 #include "kernels/runtime/workspace.h"
 #include "kernels/scan/operand_scan.h"
@@ -210,8 +213,9 @@ void test_workspace_cap(void**) {
     assert_true(dgemm_workspace_bytes(256, 256, 256, 1, 6) == 2 * 3 * (2 * 256 * 256 + 4160) + 256 * 256 * 8 + 8 * 4096);
 }
 
-// The workspace does not grow with the call (kernels/common/chunk_plan.h): every route, square
-// and skewed shapes up to 30000 and K up to 2^20, 1 to 64 threads, stays within the chunk budget.
+// The workspace does not grow with the call (kernels/common/chunk_plan.h, int8_chunk_plan.h):
+// every route, the INT8 engine's counts included, square and skewed shapes up to 30000 and K
+// up to 2^20, 1 to 64 threads, stays within the chunk budget.
 void test_workspace_bounded(void**) {
     const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {30000, 30000, 30000}, {100000, 64, 64},
                              {64, 100000, 64},   {1024, 1024, 1 << 20}, {30000, 30000, 256}};
@@ -225,6 +229,11 @@ void test_workspace_bounded(void**) {
             for (std::size_t b : bytes)
                 if (b > amxblas::kernels::kChunkBudgetBytes)
                     fail_msg("%d x %d x %d, %d threads: %zu bytes", m, n, k, threads, b);
+            for (int moduli : {amxblas::kernels::kInt8MinModuli, 16, amxblas::kernels::kInt8MaxModuli}) {
+                const std::size_t b = amxblas::kernels::int8_dgemm_workspace_bytes(m, n, k, threads, moduli);
+                if (b > amxblas::kernels::kInt8BudgetBytes)
+                    fail_msg("INT8 %d moduli, %d x %d x %d, %d threads: %zu bytes", moduli, m, n, k, threads, b);
+            }
         }
 }
 

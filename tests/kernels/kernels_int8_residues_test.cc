@@ -32,7 +32,7 @@ __int128 exact_round(double x) {
     if (std::fabs(x) >= 0x1p52) {
         int e;
         const double f = std::frexp(x, &e);
-        return __int128(std::int64_t(std::ldexp(f, 53))) << (e - 53);
+        return __int128(std::int64_t(std::ldexp(f, 53))) * (__int128(1) << (e - 53));  // no shift of a negative
     }
     return __int128(std::nearbyint(x));
 }

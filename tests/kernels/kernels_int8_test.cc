@@ -99,9 +99,9 @@ void test_crt_recovers_exactly(void**) {
         const CrtBasis& b = crt_basis(c);
         for (int trial = 0; trial < 2000; ++trial) {
             const int bits = std::min(126, 1 + int(r.uniform() * 0.5 * (b.range_bits - 1) + 0.5 * (b.range_bits - 1)));
-            __int128 x = 0;
-            for (int w = 0; w < bits; w += 30) x = (x << 30) | __int128(std::uint32_t(std::fabs(r.uniform()) * 0x1p30));
-            x &= (__int128(1) << bits) - 1;
+            unsigned __int128 ux = 0;  // unsigned: the shifts may carry bits past the top
+            for (int w = 0; w < bits; w += 30) ux = (ux << 30) | std::uint32_t(std::fabs(r.uniform()) * 0x1p30);
+            __int128 x = __int128(ux & (((unsigned __int128)1 << bits) - 1));
             if (trial % 7 == 0 && b.range_bits < 127) x = (__int128(1) << b.range_bits) - 1;  // the edge
             if (trial & 1) x = -x;
             std::int32_t res[kInt8MaxModuli];
