@@ -57,11 +57,12 @@ CrtBasis make_basis(int count) {
         }
         b.q[l] = inverse_mod(rem, b.m[l]);
         b.inv_m[l] = 1.0 / b.m[l];
-        int p2 = 1 % b.m[l];
-        for (int e = 0; e < kInt8MaxShift; ++e) {
-            b.pow2_mod[l][e] = std::uint8_t(p2);
+        int p2 = 1;
+        for (int e = 1; e <= 64; ++e) {
             p2 = p2 * 2 % b.m[l];
+            if (e == 32) b.two32_mod[l] = p2;
         }
+        b.two64_mod[l] = p2;
     }
     // Base 2^40 limbs of the 192-bit values.
     const auto limb = [](const Wide& x, int j) {

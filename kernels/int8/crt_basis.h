@@ -21,7 +21,6 @@ namespace amxblas::kernels {
 
 constexpr int kInt8MinModuli = 6;
 constexpr int kInt8MaxModuli = 24;
-constexpr int kInt8MaxShift = 192;  // pow2_mod covers 2^0 .. 2^191
 // M / m_l and M in base 2^40 (crt_reconstruct.cc): five limbs cover 2^200 > M.
 constexpr int kCrtLimbBits = 40, kCrtLimbs = 5;
 
@@ -39,8 +38,9 @@ struct CrtBasis {
     // M_limb[j] likewise.
     double w_limb[kInt8MaxModuli][kCrtLimbs] = {};
     double M_limb[kCrtLimbs] = {};
-    // pow2_mod[l][e] = 2^e mod m_l: the residues of integers above 2^62 (int8_pack.cc).
-    std::uint8_t pow2_mod[kInt8MaxModuli][kInt8MaxShift] = {};
+    // 2^32 mod m_l and 2^64 mod m_l: the residues of integers cut into 32-bit pieces
+    // (kernels/int8/int8_residue_loops.inc).
+    int two32_mod[kInt8MaxModuli] = {}, two64_mod[kInt8MaxModuli] = {};
 };
 
 // The basis of the first `count` moduli, count in [kInt8MinModuli, kInt8MaxModuli]; built when
