@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -42,6 +43,11 @@ int run_and_count_errors(int threads, int count) {
 // the helper still busy and started a second worker (in most processes within 12 routed
 // N = 1024 SGEMM calls; a thread start inside a call, and its first page faults).
 void sequential_caller_reuses_its_helper(void**) {
+    // On a loaded machine the helper may not run within the caller's 500 us: the caller then
+    // does index 1 too, the worker it woke is withdrawn but busy until it gets a CPU, and the
+    // next call rightly starts another. Such a run cannot tell; it is reported skipped, not
+    // passed (it happened with a compiler and a benchmark sharing the 2 cores).
+    bool helper_missed = false;
     for (int rep = 0; rep < 300; ++rep) {
         std::atomic<int> sum{0};
         std::atomic<bool> helper_in{false};
@@ -60,6 +66,11 @@ void sequential_caller_reuses_its_helper(void**) {
             sum.fetch_add(i + 1);
         });
         assert_int_equal(sum.load(), 3);
+        helper_missed = helper_missed || !helper_in.load();
+    }
+    if (helper_missed && kn::pool_workers() > 1) {
+        std::printf("# the helper missed a call (loaded machine): %d workers, cannot tell\n", kn::pool_workers());
+        skip();
     }
     assert_int_equal(kn::pool_workers(), 1);
 }
