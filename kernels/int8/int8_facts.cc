@@ -61,7 +61,7 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
             out->e[o] = e;
             scale[o - o0] = std::ldexp(1.0, -e);  // below 2^1024: e >= -1074
         }
-        // Scaled by 2^-e (two steps when 2^-e alone would overflow: e < -1023) every value is in [-1, 1].
+        // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
         for (int l = 0; l < depth; ++l)
             for (int o = o0; o < o1; ++o) {
                 const int e = out->e[o];
