@@ -10,9 +10,10 @@
 //   amxblas_dgemm_hash --time N PRODUCTS REPS [--threads T] [--backend B]
 //                                                     median of REPS calls after one warm-up:
 //                                                     total, compute, reconstruction and its rate
-//   --engine int8                                     the INT8 engine (kernels/int8/): moduli 6 ... 16
-//                                                     and auto instead of the BF16 products; its
-//                                                     bits are the same on every backend too
+//   --engine int8                                     the INT8 engine (kernels/int8/): moduli 6, 9,
+//                                                     12, 14, 16 and auto instead of the BF16
+//                                                     products; its bits are the same on every
+//                                                     backend too
 //   --chunk R C D                                     cut every call into chunks of at most R rows,
 //                                                     C columns and D of K (kernels/driver/chunking.h;
 //                                                     rounded up to blocks and panels): the hashes
