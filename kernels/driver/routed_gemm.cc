@@ -104,7 +104,8 @@ const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, in
 bool takes_int8(const RunOptions& opt) {
     if (opt.fp64_engine == Fp64Engine::int8) return true;
     if (opt.fp64_engine != Fp64Engine::automatic || opt.fp64_products != kFp64Auto) return false;
-    return opt.backend == Backend::reference || kernels_for(opt).product_s8 != reference_product_s8;
+    const Int8Product own = kernels_for(opt).product_s8;
+    return opt.backend == Backend::reference || (own && own != reference_product_s8);
 }
 
 // Under the automatic engine, a call the INT8 certificate cannot pass goes on to the BF16

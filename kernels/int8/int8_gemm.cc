@@ -196,7 +196,13 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
         const bool automatic = opt.fp64_products == kFp64Auto;
         if (!automatic && (opt.fp64_products < kInt8MinModuli || opt.fp64_products > kInt8MaxModuli))
             return reason::config_fp64_products;
-        const MicroKernels mk = kernels_for(opt);
+        MicroKernels mk = kernels_for(opt);
+        // The packer lays the residues out for kAmxInt8Geometry (int8_pack.h): a set without an
+        // INT8 product for it (a caller's own, RunOptions::microkernels) takes the portable one.
+        if (!mk.product_s8 || mk.int8_geometry != kAmxInt8Geometry) {
+            mk.product_s8 = reference_product_s8;
+            mk.int8_geometry = kAmxInt8Geometry;
+        }
         const double t0 = now_s();
         Facts f;
         if (const char* why = int8_operand_facts(call.a, true, opt.threads, &f.a)) return why;

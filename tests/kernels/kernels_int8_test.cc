@@ -226,6 +226,21 @@ void test_bitwise_threads_and_chunks(void**) {
     }
 }
 
+// A caller's micro-kernel set without an INT8 product (RunOptions::microkernels, as
+// kernels_geometry_test passes) gets the portable one: the same bits, no null call.
+void test_set_without_int8_product(void**) {
+    Case base = make_case('N', 'N', 40, 36, 70, 8);
+    assert_null(amxblas::kernels::emulate_gemm(base.g, int8_options(kFp64Auto, 1)));
+    MicroKernels mk = microkernels_for(Backend::reference);
+    mk.product_s8 = nullptr;
+    Case cs = make_case('N', 'N', 40, 36, 70, 8);
+    RunOptions o = int8_options(kFp64Auto, 2);
+    o.backend = Backend::reference;
+    o.microkernels = &mk;
+    assert_null(amxblas::kernels::emulate_gemm(cs.g, o));
+    assert_memory_equal(cs.c.data(), base.c.data(), cs.c.size() * sizeof(double));
+}
+
 // ZGEMM: each part within gamma_{K+1} of its own |.| sums (docs/fp64-certificate.md, Section 9),
 // for every op including the conjugate transpose.
 void test_zgemm_certified(void**) {
@@ -295,6 +310,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_structural_zeros),
         cmocka_unit_test(test_uncertifiable_forwarded),
         cmocka_unit_test(test_bitwise_threads_and_chunks),
+        cmocka_unit_test(test_set_without_int8_product),
         cmocka_unit_test(test_zgemm_certified),
         cmocka_unit_test(test_nonfinite_forwarded),
     };
