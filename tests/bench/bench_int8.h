@@ -41,12 +41,13 @@ void run_int8_dft(const Int8Options& o);
 
 // The tile instructions one INT8 call issues (kernels/int8/int8_walk.h): per 32 x 32
 // micro-tile, layer (modulus, or the magnitudes) and 64-deep K step 4 TILELOADD + 4 TDPBSSD;
-// per micro-tile, layer and micro-kernel call (a panel of at most 1024 K values inside a
-// K chunk of at most 4096) 4 TILEZERO + 4 TILESTORED.
+// per micro-tile, layer and micro-kernel call (a panel of at most 1024 K values inside a K
+// chunk of kernels/common/int8_chunk_plan.h's depth) 4 TILEZERO + 4 TILESTORED. `moduli`
+// products in one pass, and `magnitude_passes` passes of the certificate's one product.
 struct Int8TileCounts {
     double tdpbssd = 0, tileloadd = 0, tilestored = 0, tilezero = 0;
 };
-Int8TileCounts int8_tile_counts(int m, int n, int k, int layers);
+Int8TileCounts int8_tile_counts(int m, int n, int k, int moduli, int magnitude_passes, int threads);
 
 // The moduli INT8 auto picks and the entries it would repair, from the certificate alone
 // (int8_certificate.h) with the exact magnitude product computed by OpenBLAS DGEMM on the

@@ -35,6 +35,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kernels/common/int8_chunk_plan.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_facts.h"
@@ -59,18 +60,25 @@ double tile_s(const Int8TileCounts& c, int cores) {
 
 }  // namespace
 
-Int8TileCounts int8_tile_counts(int m, int n, int k, int layers) {
+Int8TileCounts int8_tile_counts(int m, int n, int k, int moduli, int magnitude_passes, int threads) {
     const double tiles = double((m + 31) / 32) * ((n + 31) / 32);
-    const int kc = std::min((k + 63) / 64 * 64, 4096);  // int8_chunking: one K chunk of at most 4096
-    double steps = 0, calls = 0;
-    for (int k0 = 0; k0 < k; k0 += kc) {
-        const int s = (std::min(kc, k - k0) + 63) / 64;
-        steps += s;
-        calls += (s + 15) / 16;  // a micro-kernel call covers at most 16 steps (1024 K)
-    }
     Int8TileCounts c;
-    c.tdpbssd = c.tileloadd = 4 * tiles * layers * steps;
-    c.tilestored = c.tilezero = 4 * tiles * layers * calls;
+    // One pass of `layers` products, K cut as the driver's plan cuts it (int8_chunk_plan.h).
+    const auto pass = [&](int layers, bool sums) {
+        const int kc = kernels::plan_int8_chunks(m, n, k, layers, sums, threads).kc;
+        double steps = 0, calls = 0;
+        for (int k0 = 0; k0 < k; k0 += kc) {
+            const int s = (std::min(kc, k - k0) + 63) / 64;
+            steps += s;
+            calls += (s + 15) / 16;  // a micro-kernel call covers at most 16 steps (1024 K)
+        }
+        c.tdpbssd += 4 * tiles * layers * steps;
+        c.tilestored += 4 * tiles * layers * calls;
+    };
+    pass(moduli, false);
+    for (int q = 0; q < magnitude_passes; ++q) pass(1, true);
+    c.tileloadd = c.tdpbssd;
+    c.tilezero = c.tilestored;
     return c;
 }
 
@@ -134,8 +142,8 @@ int run_int8_amx_counts(const Int8Options& o) {
         }
         amxemu_counts h{};
         counters(&h);
-        const int layers = rep.products + (rep.repaired > 0 ? 2 : 1);
-        const Int8TileCounts f = int8_tile_counts(s.m, s.n, s.k, layers);
+        const int passes = rep.repaired > 0 ? 2 : 1, layers = rep.products + passes;
+        const Int8TileCounts f = int8_tile_counts(s.m, s.n, s.k, rep.products, passes, opt.threads);
         const bool same = f.tdpbssd == double(h.tdpbssd) && f.tileloadd == double(h.tileloadd + h.tileloaddt1) &&
                           f.tilestored == double(h.tilestored) && f.tilezero == double(h.tilezero) && h.tdpbf16ps == 0;
         all = all && same;
@@ -199,8 +207,8 @@ void run_int8_model(const Int8Options& o) {
         const double sgemm_rate = cores * kNativeHz * kNativeEff * kSgemmFpc;
         double ratio8 = 0, ratio8_f6 = 0;
         if (ok8) {
-            const int layers = count + (failing > 0 ? 2 : 1);
-            const double tile = tile_s(int8_tile_counts(n, n, n, layers), cores);
+            const int passes = failing > 0 ? 2 : 1, layers = count + passes;
+            const double tile = tile_s(int8_tile_counts(n, n, n, count, passes, o.threads), cores);
             const double tile6 = layers * flops / (kFig6Int8OverSgemm * sgemm_rate);
             const double f = median(facts), sp = median(sp8) - f, ce = median(cert8), re = median(rec8);
             const double rest = f + sp + ce + re, amx = rest + tile;
