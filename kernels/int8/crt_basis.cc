@@ -82,6 +82,7 @@ CrtBasis make_basis(int count) {
     for (int l = 0; l < count; ++l) lm += std::log2(double(b.m[l]));
     b.log2_M = lm;
     b.range_bits = top - 2;  // 2^range_bits <= M / 4
+    b.limbs = top / kCrtLimbBits + 1;
     return b;
 }
 

@@ -2,13 +2,15 @@
 
 #include <cmath>
 
+#include "kernels/common/pow2.h"
+
 namespace amxblas::kernels {
 namespace {
 
-// x to the nearest integer, ties to even, for |x| < 2^52 (vectorizes, unlike std::nearbyint).
-inline double round_small(double x) {
-    const double big = std::copysign(0x1p52, x);
-    return (x + big) - big;
+// x to the nearest integer, ties to even, for |x| < 2^51 (vectorizes, unlike std::nearbyint):
+// x + 1.5 2^52 lies in [2^52, 2^53), where the spacing is 1, and 1.5 2^52 is even.
+inline double round_near(double x) {
+    return (x + 0x1.8p52) - 0x1.8p52;
 }
 
 // x rounded to the nearest FP64, ties to even.
@@ -26,7 +28,7 @@ double round_int128(__int128 x) {
         const unsigned __int128 one = 1;
         const unsigned __int128 rest = mag & ((one << shift) - 1), half = one << (shift - 1);
         if (rest > half || (rest == half && (keep & 1))) ++keep;  // may reach 2^53: still exact
-        r = std::ldexp(double(keep), shift);
+        r = double(keep) * pow2(shift);  // shift < 75
     }
     return neg ? -r : r;
 }
@@ -84,35 +86,55 @@ Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
     return sum;
 }
 
-void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, int count, double* out) {
-    alignas(64) double frac[kCrtRow], limb[kCrtLimbs][kCrtRow];
+namespace {
+
+// The sums sum_l y_l w_lj of crt_to_double, for the first L limbs (a constant, so that the
+// loop over the entries vectorizes). y_l symmetric: |y| <= m / 2 <= 128; every product and sum
+// is an integer under 2^53.
+template <int L>
+void limb_sums(const CrtBasis& b, const std::int8_t* c, std::size_t stride, int count, double* frac,
+               double (*limb)[kCrtRow]) {
     for (int e = 0; e < count; ++e) frac[e] = 0;
-    for (int j = 0; j < kCrtLimbs; ++j)
+    for (int j = 0; j < L; ++j)
         for (int e = 0; e < count; ++e) limb[j][e] = 0;
-    // y_l symmetric: |y| <= m / 2 <= 128; every product and sum below is an integer under 2^53.
     for (int l = 0; l < b.count; ++l) {
         const double m = b.m[l], inv = b.inv_m[l], q = b.q[l];
         const std::int8_t* cl = c + l * stride;
-        double w[kCrtLimbs];
-        for (int j = 0; j < kCrtLimbs; ++j) w[j] = b.w_limb[l][j];
+        double w[L];
+        for (int j = 0; j < L; ++j) w[j] = b.w_limb[l][j];
         for (int e = 0; e < count; ++e) {
             const double x = cl[e];
             // |x| <= 128 and q < 256: p / m is never within 2^-30 of a half-integer but where it
             // is one (m = 256), so the rounded quotient is the nearest and |y| <= m / 2.
             const double p = x * q;
-            const double y = p - round_small(p * inv) * m;  // congruent to c q
+            const double y = p - round_near(p * inv) * m;  // congruent to c q
             frac[e] += y * inv;
-            for (int j = 0; j < kCrtLimbs; ++j) limb[j][e] += y * w[j];
+            for (int j = 0; j < L; ++j) limb[j][e] += y * w[j];
         }
     }
-    for (int e = 0; e < count; ++e) {
-        const double k = round_small(frac[e]);
-        for (int j = 0; j < kCrtLimbs; ++j) limb[j][e] -= k * b.M_limb[j];
+}
+
+}  // namespace
+
+void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, int count, double* out) {
+    alignas(64) double frac[kCrtRow], limb[kCrtLimbs][kCrtRow];
+    const int limbs = b.limbs;  // those of M: the higher ones of every M / m_l are 0
+    static_assert(kCrtLimbs == 5, "limb_sums below");
+    switch (limbs) {
+        case 2: limb_sums<2>(b, c, stride, count, frac, limb); break;
+        case 3: limb_sums<3>(b, c, stride, count, frac, limb); break;
+        case 4: limb_sums<4>(b, c, stride, count, frac, limb); break;
+        default: limb_sums<5>(b, c, stride, count, frac, limb); break;
     }
-    // Carries up, exactly: each limb ends in [-2^39, 2^39].
-    for (int j = 0; j + 1 < kCrtLimbs; ++j)
+    for (int e = 0; e < count; ++e) {
+        const double k = round_near(frac[e]);
+        for (int j = 0; j < limbs; ++j) limb[j][e] -= k * b.M_limb[j];
+    }
+    // Carries up, exactly: each limb but the top one ends in [-2^39, 2^39]; the top one holds
+    // P's high bits (|P| < 2^182 < 2^(40 limbs)).
+    for (int j = 0; j + 1 < limbs; ++j)
         for (int e = 0; e < count; ++e) {
-            const double carry = round_small(limb[j][e] * 0x1p-40);
+            const double carry = round_near(limb[j][e] * 0x1p-40);
             limb[j][e] -= carry * 0x1p40;
             limb[j + 1][e] += carry;
         }
@@ -120,7 +142,7 @@ void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, 
     // at least 79 bits, so the rest (below half a unit of their last bit) only breaks ties:
     // its sign enters as one more bit.
     for (int e = 0; e < count; ++e) {
-        int top = kCrtLimbs - 1;
+        int top = limbs - 1;
         while (top > 0 && limb[top][e] == 0) --top;
         if (top <= 2) {
             __int128 v = 0;
@@ -133,7 +155,7 @@ void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, 
         double rest = 0;
         for (int j = top - 3; j >= 0; --j) rest = rest != 0 ? rest : limb[j][e];
         const int sticky = rest > 0 ? 1 : rest < 0 ? -1 : 0;
-        out[e] = std::ldexp(round_int128(2 * t3 + sticky), kCrtLimbBits * (top - 2) - 1);
+        out[e] = round_int128(2 * t3 + sticky) * pow2(kCrtLimbBits * (top - 2) - 1);  // exact: below 2^200
     }
 }
 

@@ -42,6 +42,7 @@ bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFac
         half_b_[c] = h.b;
         pow_a_[c] = std::ldexp(1.0, -h.a);
         pow_b_[c] = std::ldexp(1.0, -h.b);
+        pow_ab_[c] = pow_a_[c] * pow_b_[c];
         margin_[c] = std::numeric_limits<double>::infinity();
     }
     // Per row (column) o, with s_o = h - 1 - e_o - nu_o: F (some entry not an integer once
@@ -63,32 +64,34 @@ bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFac
     return min_count_ != 0;
 }
 
-unsigned Int8BlockCertificate::passes(int i, int j, double lhat, double* margin_at, unsigned* tight) const {
+unsigned Int8BlockCertificate::passes(int i, int j, double lhat, double* margin, unsigned* tight) const {
     unsigned bits = 0;
     *tight = 0;
     const double rhs = rhs_factor_ * lhat;
-    const Row ra = row_a_[i], rb = row_b_[j];
+    const Row& ra = row_a_[i];
+    const Row& rb = row_b_[j];
+    // T in units of 2^(e_i + f_j) (docs/fp64-int8.md, Section 4), its count-free factors first:
+    // every product is of powers of two and one exact value, so exact in any order.
+    const double x = ra.pow_nu * rb.n1, y = rb.pow_nu * ra.n1, z = double(k_) * ra.pow_nu * rb.pow_nu;
+    // A result scaled by 2^-(s + t) below 2^-1022 may round once more, by 2^-1075 at most: at
+    // the counts whose halves add up to more than 1076 + g_i + g_j (the largest count first).
+    const int eta_above = 1076 + ra.g + rb.g;
+    const double eta = half_a_[max_count_] + half_b_[max_count_] > eta_above ? std::ldexp(1.0, -1075 - ra.e - rb.e) : 0;
     for (int c = min_count_; c <= max_count_; ++c) {
-        // T in units of 2^(e_i + f_j) (docs/fp64-int8.md, Section 4): every product is of a
-        // power of two and an exact value, so exact; the flags F are "h < thr".
+        // The flags F are "h < thr".
         const bool fa = half_a_[c] < ra.thr, fb = half_b_[c] < rb.thr;
         double lhs = 0;
-        if (fa) lhs += pow_a_[c] * ra.pow_nu * rb.n1;
-        if (fb) lhs += pow_b_[c] * rb.pow_nu * ra.n1;
-        if (fa && fb) lhs += double(k_) * pow_a_[c] * pow_b_[c] * ra.pow_nu * rb.pow_nu;
-        // A result scaled by 2^-(s + t) below 2^-1022 may round once more, by 2^-1075 at most.
-        if (half_a_[c] + half_b_[c] > 1076 + ra.g + rb.g) lhs += std::ldexp(1.0, -1075 - ra.e - rb.e);
+        if (fa) lhs += pow_a_[c] * x;
+        if (fb) lhs += pow_b_[c] * y;
+        if (fa && fb) lhs += pow_ab_[c] * z;
+        if (half_a_[c] + half_b_[c] > eta_above) lhs += eta;
         lhs *= (1 + kU) * kEvalUp;
-        bool ok;
-        if (lhs == 0) {
-            ok = exact_passes_;
-            margin_at[c] = std::numeric_limits<double>::infinity();
-        } else {
-            ok = lhs <= rhs;
-            margin_at[c] = rhs / lhs;
-        }
+        const bool ok = lhs == 0 ? exact_passes_ : lhs <= rhs;
         bits |= unsigned(ok) << c;
         *tight |= unsigned(ok && lhs <= tight_factor_ * lhat) << c;
+        // The margin rhs / lhs, divided only where it may lower the running minimum: fl(rhs / lhs)
+        // < margin[c] implies rhs < margin[c] lhs, which the slack keeps true once rounded.
+        if (ok && margin && lhs != 0 && rhs < margin[c] * lhs * (1 + 0x1p-40)) margin[c] = std::min(margin[c], rhs / lhs);
     }
     return bits;
 }
@@ -99,22 +102,17 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     std::fill(margin, margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
     std::vector<std::size_t> pending;
     const std::size_t m = std::size_t(a_->outer);
-    double at_count[kInt8MaxModuli + 1];
     for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) {
         unsigned tight;
-        unsigned bits = passes(i, j, lhat, at_count, &tight);
+        unsigned bits = passes(i, j, lhat, margin, &tight);
         if (bits == 0 && lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) bits = tight = ~0u;
         if (bits == 0 && lhat == 0 && structural_.by_terms) {
             pending.push_back(i + j * m);
             // Counted as failing now; decide() takes back those proved zero.
         }
         for (int c = min_count_; c <= max_count_; ++c) {
-            if (bits >> c & 1) {
-                if (bits != ~0u) margin[c] = std::min(margin[c], at_count[c]);
-                loose[c] += !(tight >> c & 1);
-            } else {
-                ++failing[c];
-            }
+            failing[c] += !(bits >> c & 1);
+            loose[c] += (bits & ~tight) >> c & 1;
         }
     });
     std::lock_guard<std::mutex> lock(merge_);
@@ -153,10 +151,9 @@ void Int8BlockCertificate::decide(Int8Decision* out) {
 void Int8BlockCertificate::failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
                                       std::vector<std::size_t>* out) const {
     const std::size_t m = std::size_t(a_->outer);
-    double at_count[kInt8MaxModuli + 1];
     for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) {
         unsigned tight;
-        if (passes(i, j, lhat, at_count, &tight) >> count_ & 1) return;
+        if (passes(i, j, lhat, nullptr, &tight) >> count_ & 1) return;
         const std::size_t at = i + j * m;
         if (lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) return;
         if (lhat == 0 && std::binary_search(by_terms_.begin(), by_terms_.end(), at)) return;

@@ -55,10 +55,10 @@ public:
                     std::vector<std::size_t>* out) const;
 
 private:
-    // Bit c of the result: entry (i, j) passes at count c on its bound; *margin_at gets the
-    // margins (rhs / lhs, or infinity where lhs = 0), *tight bit c whether it also passes
-    // against u (see above).
-    unsigned passes(int i, int j, double lhat, double* margin_at, unsigned* tight) const;
+    // Bit c of the result: entry (i, j) passes at count c on its bound; *tight bit c whether it
+    // also passes against u (see above). margin (when not null): the running minima, per
+    // count, of the margins rhs / lhs of the entries that pass (lhs = 0 leaves them).
+    unsigned passes(int i, int j, double lhat, double* margin, unsigned* tight) const;
 
     const Int8OperandFacts* a_ = nullptr;
     const Int8OperandFacts* b_ = nullptr;
@@ -69,6 +69,7 @@ private:
     bool exact_passes_ = false;  // tol gamma_n >= u
     int half_a_[kInt8MaxModuli + 1] = {}, half_b_[kInt8MaxModuli + 1] = {};
     double pow_a_[kInt8MaxModuli + 1] = {}, pow_b_[kInt8MaxModuli + 1] = {};  // 2^-half
+    double pow_ab_[kInt8MaxModuli + 1] = {};                                  // 2^-(h_A + h_B)
     // What passes() needs of each row of op(A) and column of op(B) (see begin()).
     struct Row {
         int thr = 0;        // F at count c: half(c) < thr

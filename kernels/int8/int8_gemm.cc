@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/common/pow2.h"
 #include "kernels/common/reasons.h"
 #include "kernels/driver/macro_kernel.h"
 #include "kernels/int8/crt_reconstruct.h"
@@ -136,7 +137,7 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
                     crt_to_double(basis, ws.res + std::size_t(bi + r) * ws.ld + bj, ws.layer, bc, row);
                     for (int c = 0; c < bc; ++c) {
                         const int t = int8_shift(f.b, j0 + bj + c, halves.b);
-                        row[c] = row[c] == 0 ? 0.0 : std::ldexp(row[c], -s - t);
+                        row[c] = row[c] == 0 ? 0.0 : times_pow2(row[c], -s - t);
                     }
                 }
                 call.write(i0 + bi, j0 + bj, br, bc, out);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "kernels/common/pow2.h"
 #include "kernels/isa/isa.h"
 #include "kernels/pack/operand_element.h"
 #include "kernels/runtime/thread_pool.h"
@@ -30,7 +31,7 @@ void gather_scaled(bool is_a, const OperandView<double>& x, int o0, int outer, i
     bool exotic = false;
     for (int oo = 0; oo < tile; ++oo) {
         const bool in_range = shift[oo] >= -1022 && shift[oo] <= 1023;
-        scale[oo] = in_range ? std::ldexp(1.0, shift[oo]) : 0.0;
+        scale[oo] = in_range ? pow2(shift[oo]) : 0.0;
         exotic = exotic || !in_range;
     }
     const int ob = p * tile, lb = s * g.kstep;

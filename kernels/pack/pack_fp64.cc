@@ -8,23 +8,13 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/common/pow2.h"
 #include "kernels/common/reasons.h"
 #include "kernels/pack/pack_blocks.h"
 #include "kernels/runtime/thread_pool.h"
 
 namespace amxblas::kernels {
 namespace {
-
-// 2^e, exactly (e >= -1074).
-inline double pow2(int e) {
-    if (e >= -1022 && e <= 1023) {
-        const std::uint64_t bits = std::uint64_t(e + 1023) << 52;
-        double p;
-        std::memcpy(&p, &bits, sizeof p);
-        return p;
-    }
-    return std::ldexp(1.0, e);
-}
 
 // The factors of rows (A) or columns (B) first .. first + count - 1 (split.h, BlockScale); 1
 // past the edge.
