@@ -47,6 +47,21 @@ void gather_scaled(bool is_a, const OperandView<double>& x, int o0, int outer, i
         const double val = load(oo, kk);
         v[position(is_a, oo, kk)] = exotic && scale[oo] == 0.0 ? std::ldexp(val, shift[oo]) : val * scale[oo];
     };
+    if (x.kind == Interleave::real && !exotic) {
+        // A real operand read through its strides (element() decides per value): op(X)'s
+        // row (A) or column (B) o and K index l are at o so + l sl.
+        const std::size_t ld = std::size_t(x.ld);
+        const std::size_t so = outer_contiguous ? 1 : ld, sl = outer_contiguous ? ld : 1;
+        const double* base = x.x + std::size_t(o0 + ob) * so + std::size_t(k0 + lb) * sl;
+        if (outer_contiguous) {
+            for (int kk = 0; kk < kcols; ++kk)
+                for (int oo = 0; oo < orows; ++oo) v[position(is_a, oo, kk)] = base[oo + kk * sl] * scale[oo];
+        } else {
+            for (int oo = 0; oo < orows; ++oo)
+                for (int kk = 0; kk < kcols; ++kk) v[position(is_a, oo, kk)] = base[oo * so + kk] * scale[oo];
+        }
+        return;
+    }
     if (outer_contiguous) {
         for (int kk = 0; kk < kcols; ++kk)
             for (int oo = 0; oo < orows; ++oo) put(oo, kk);
