@@ -61,6 +61,17 @@ bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFac
     };
     rows(a, &row_a_);
     rows(b, &row_b_);
+    // The columns once more, as arrays, for add_block's loops over a block row.
+    col_thr_.resize(b.outer);
+    col_pow_nu_.resize(b.outer);
+    col_n1_.resize(b.outer);
+    min_col_g_ = std::numeric_limits<int>::max();
+    for (int o = 0; o < b.outer; ++o) {
+        col_thr_[o] = row_b_[o].thr;
+        col_pow_nu_[o] = row_b_[o].pow_nu;
+        col_n1_[o] = row_b_[o].n1;
+        min_col_g_ = std::min(min_col_g_, row_b_[o].g);
+    }
     return min_count_ != 0;
 }
 
@@ -96,32 +107,94 @@ unsigned Int8BlockCertificate::passes(int i, int j, double lhat, double* margin,
     return bits;
 }
 
+// One entry as passes() sees it, with the structural-zero tests where lhat = 0: the counts
+// it fails at and those it passes at without being tight.
+void Int8BlockCertificate::count_entry(int i, int j, double lhat, BlockTally* t) const {
+    unsigned tight;
+    unsigned bits = passes(i, j, lhat, t->margin, &tight);
+    if (bits == 0 && lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) bits = tight = ~0u;
+    if (bits == 0 && lhat == 0 && structural_.by_terms) {
+        t->pending.push_back(i + j * std::size_t(a_->outer));
+        // Counted as failing now; decide() takes back those proved zero.
+    }
+    for (int c = min_count_; c <= max_count_; ++c) {
+        t->failing[c] += !(bits >> c & 1);
+        t->loose[c] += (bits & ~tight) >> c & 1;
+    }
+}
+
+// Row by row, count by count, the block row's entries at once: passes()'s arithmetic in the
+// same order (so the same bits), written so that the loop over the columns vectorizes. Entries
+// with lhat = 0 and rows where the underflow term may enter go through count_entry instead.
 void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld) {
-    std::int64_t failing[kInt8MaxModuli + 1] = {}, loose[kInt8MaxModuli + 1] = {};
-    double margin[kInt8MaxModuli + 1];
-    std::fill(margin, margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
-    std::vector<std::size_t> pending;
-    const std::size_t m = std::size_t(a_->outer);
-    for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) {
-        unsigned tight;
-        unsigned bits = passes(i, j, lhat, margin, &tight);
-        if (bits == 0 && lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) bits = tight = ~0u;
-        if (bits == 0 && lhat == 0 && structural_.by_terms) {
-            pending.push_back(i + j * m);
-            // Counted as failing now; decide() takes back those proved zero.
+    BlockTally t;
+    std::fill(t.margin, t.margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
+    constexpr int kCols = 256;
+    alignas(64) double x[kCols], y[kCols], z[kCols], rhs[kCols], tight_rhs[kCols];
+    alignas(64) int thr[kCols];
+    const double kd = double(k_);
+    for (int jc = 0; jc < cols; jc += kCols) {
+        const int nc = std::min(kCols, cols - jc), jb = j0 + jc;
+        for (int ii = 0; ii < rows; ++ii) {
+            const int i = i0 + ii;
+            const Row& ra = row_a_[i];
+            const double* lhat = lower + std::size_t(ii) * ld + jc;
+            if (half_a_[max_count_] + half_b_[max_count_] > 1076 + ra.g + min_col_g_) {
+                for (int jj = 0; jj < nc; ++jj) count_entry(i, jb + jj, lhat[jj], &t);
+                continue;
+            }
+            int zeros = 0;
+            const double knu = kd * ra.pow_nu;
+            for (int jj = 0; jj < nc; ++jj) {
+                const int j = jb + jj;
+                x[jj] = ra.pow_nu * col_n1_[j];
+                y[jj] = col_pow_nu_[j] * ra.n1;
+                z[jj] = knu * col_pow_nu_[j];
+                thr[jj] = col_thr_[j];
+                rhs[jj] = rhs_factor_ * lhat[jj];
+                tight_rhs[jj] = tight_factor_ * lhat[jj];
+                zeros += lhat[jj] == 0;
+            }
+            for (int c = min_count_; c <= max_count_; ++c) {
+                const bool fa = half_a_[c] < ra.thr;
+                const int hb = half_b_[c];
+                const double pa = fa ? pow_a_[c] : 0, pb = pow_b_[c], pab = pow_ab_[c];
+                const double mc = t.margin[c] * (1 + 0x1p-40);
+                int failing = 0, loose = 0, lower_margin = 0;
+                for (int jj = 0; jj < nc; ++jj) {
+                    const bool fb = hb < thr[jj];
+                    double lhs = (fa ? pa * x[jj] : 0.0) + (fb ? pb * y[jj] : 0.0) + (fa && fb ? pab * z[jj] : 0.0);
+                    lhs *= (1 + kU) * kEvalUp;
+                    const bool ok = lhs == 0 ? exact_passes_ : lhs <= rhs[jj];
+                    const bool counted = lhat[jj] != 0;
+                    failing += counted && !ok;
+                    loose += counted && ok && !(lhs <= tight_rhs[jj]);
+                    lower_margin |= counted && ok && lhs != 0 && rhs[jj] < mc * lhs;
+                }
+                t.failing[c] += failing;
+                t.loose[c] += loose;
+                if (lower_margin)  // rare once the minimum has settled: passes()'s division
+                    for (int jj = 0; jj < nc; ++jj) {
+                        if (lhat[jj] == 0) continue;
+                        const bool fb = hb < thr[jj];
+                        double lhs = (fa ? pa * x[jj] : 0.0) + (fb ? pb * y[jj] : 0.0) + (fa && fb ? pab * z[jj] : 0.0);
+                        lhs *= (1 + kU) * kEvalUp;
+                        if (lhs != 0 && lhs <= rhs[jj] && rhs[jj] < t.margin[c] * lhs * (1 + 0x1p-40))
+                            t.margin[c] = std::min(t.margin[c], rhs[jj] / lhs);
+                    }
+            }
+            if (zeros)
+                for (int jj = 0; jj < nc; ++jj)
+                    if (lhat[jj] == 0) count_entry(i, jb + jj, 0.0, &t);
         }
-        for (int c = min_count_; c <= max_count_; ++c) {
-            failing[c] += !(bits >> c & 1);
-            loose[c] += (bits & ~tight) >> c & 1;
-        }
-    });
+    }
     std::lock_guard<std::mutex> lock(merge_);
     for (int c = min_count_; c <= max_count_; ++c) {
-        failing_[c] += failing[c];
-        loose_[c] += loose[c];
-        margin_[c] = std::min(margin_[c], margin[c]);
+        failing_[c] += t.failing[c];
+        loose_[c] += t.loose[c];
+        margin_[c] = std::min(margin_[c], t.margin[c]);
     }
-    pending_.insert(pending_.end(), pending.begin(), pending.end());
+    pending_.insert(pending_.end(), t.pending.begin(), t.pending.end());
 }
 
 void Int8BlockCertificate::decide(Int8Decision* out) {

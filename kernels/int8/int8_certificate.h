@@ -59,6 +59,14 @@ private:
     // also passes against u (see above). margin (when not null): the running minima, per
     // count, of the margins rhs / lhs of the entries that pass (lhs = 0 leaves them).
     unsigned passes(int i, int j, double lhat, double* margin, unsigned* tight) const;
+    // What add_block gathers of a block before it merges it.
+    struct BlockTally {
+        std::int64_t failing[kInt8MaxModuli + 1] = {};
+        std::int64_t loose[kInt8MaxModuli + 1] = {};
+        double margin[kInt8MaxModuli + 1];
+        std::vector<std::size_t> pending;
+    };
+    void count_entry(int i, int j, double lhat, BlockTally* t) const;
 
     const Int8OperandFacts* a_ = nullptr;
     const Int8OperandFacts* b_ = nullptr;
@@ -78,6 +86,9 @@ private:
         int e = 0, g = 0;   // e, e + nu
     };
     std::vector<Row> row_a_, row_b_;
+    std::vector<int> col_thr_;  // row_b_'s thr, pow_nu and n1 as arrays
+    std::vector<double> col_pow_nu_, col_n1_;
+    int min_col_g_ = 0;
     std::mutex merge_;
     std::int64_t failing_[kInt8MaxModuli + 1] = {};
     std::int64_t loose_[kInt8MaxModuli + 1] = {};  // certified but not tight
