@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kernels/common/pow2.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
@@ -90,6 +91,22 @@ void test_round_to_double(void**) {
         }
     assert_true(round_to_double_i(0) == 0.0);
     assert_true(round_to_double_i((__int128(1) << 124) + 1) == 0x1p124);
+}
+
+// times_pow2 (the reconstruction's scaling and rounding) is std::ldexp bit for bit: normal,
+// subnormal, zero and overflowing results, both signs, exponents past FP64's range.
+void test_times_pow2_is_ldexp(void**) {
+    kt::Rng r(29);
+    for (int trial = 0; trial < 200000; ++trial) {
+        double x = std::ldexp(r.uniform(), int(r.uniform() * 1100));
+        if (trial % 97 == 0) x = 0;
+        if (trial % 89 == 0) x = std::ldexp(r.uniform(), -1060);  // subnormal-ish inputs too
+        const int e = int(r.uniform() * 1200);
+        const double got = times_pow2(x, e), want = std::ldexp(x, e);
+        if (std::memcmp(&got, &want, sizeof got) != 0)
+            fail_msg("times_pow2(%a, %d) = %a, ldexp gives %a", x, e, got, want);
+    }
+    for (int e = -1074; e <= 1023; ++e) assert_true(pow2(e) == std::ldexp(1.0, e));
 }
 
 // Every integer below 2^range_bits comes back exactly from residues given as any
@@ -302,6 +319,7 @@ int main(int argc, char** argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moduli_coprime_and_ranges),
         cmocka_unit_test(test_round_to_double),
+        cmocka_unit_test(test_times_pow2_is_ldexp),
         cmocka_unit_test(test_crt_recovers_exactly),
         cmocka_unit_test(test_uniform_certified),
         cmocka_unit_test(test_transposes_and_fixed_counts),
