@@ -21,7 +21,8 @@ namespace amxblas::kernels {
 
 constexpr int kInt8MinModuli = 6;
 constexpr int kInt8MaxModuli = 24;
-// M / m_l and M in base 2^40 (crt_reconstruct.cc): five limbs cover 2^200 > M.
+// M / m_l and M in base 2^40 (crt_reconstruct.cc): five limbs cover 2^200 > M (CrtBasis::limbs
+// says how many a basis needs).
 constexpr int kCrtLimbBits = 40, kCrtLimbs = 5;
 
 struct CrtBasis {

@@ -10,7 +10,7 @@
 // crt_value forms the sum modulo 2^192 (wide_int.h; M < 2^185), where the result, below 2^182
 // in magnitude, is P's two's complement: the definition, for the tests. crt_to_double computes
 // the same P for a row of entries with FP64 arithmetic that is exact and vectorizes: the y_l
-// symmetric (|y_l| <= 128), M / m_l and M in five limbs of 40 bits, each limb's sum
+// symmetric (|y_l| <= 128), M / m_l and M in the limbs of 40 bits M needs (two to five), each limb's sum
 // sum_l y_l w_lj - k M_j an integer below 2^53, the carries moved up exactly; then the top three
 // limbs and the sign of the rest round P once (crt_reconstruct.cc).
 #pragma once
