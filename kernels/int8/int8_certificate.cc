@@ -131,10 +131,15 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     std::fill(t.margin, t.margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
     constexpr int kCols = 256;
     alignas(64) double x[kCols], y[kCols], z[kCols], rhs[kCols], tight_rhs[kCols];
-    alignas(64) int thr[kCols];
+    alignas(64) double thr[kCols];  // the columns' thr, as doubles: one lane width in the loop
     const double kd = double(k_);
     for (int jc = 0; jc < cols; jc += kCols) {
         const int nc = std::min(kCols, cols - jc), jb = j0 + jc;
+        double max_thr = -std::numeric_limits<double>::infinity();
+        for (int jj = 0; jj < nc; ++jj) {
+            thr[jj] = col_thr_[jb + jj];
+            max_thr = std::max(max_thr, thr[jj]);
+        }
         for (int ii = 0; ii < rows; ++ii) {
             const int i = i0 + ii;
             const Row& ra = row_a_[i];
@@ -150,35 +155,43 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 x[jj] = ra.pow_nu * col_n1_[j];
                 y[jj] = col_pow_nu_[j] * ra.n1;
                 z[jj] = knu * col_pow_nu_[j];
-                thr[jj] = col_thr_[j];
                 rhs[jj] = rhs_factor_ * lhat[jj];
                 tight_rhs[jj] = tight_factor_ * lhat[jj];
                 zeros += lhat[jj] == 0;
             }
             for (int c = min_count_; c <= max_count_; ++c) {
+                // passes()'s terms, a flag off as a factor 0 (x, y, z are finite): 0 v = 0 and
+                // 1 v = v exactly, so lhs is passes()'s to the bit.
                 const bool fa = half_a_[c] < ra.thr;
-                const int hb = half_b_[c];
-                const double pa = fa ? pow_a_[c] : 0, pb = pow_b_[c], pab = pow_ab_[c];
-                const double mc = t.margin[c] * (1 + 0x1p-40);
-                int failing = 0, loose = 0, lower_margin = 0;
-                for (int jj = 0; jj < nc; ++jj) {
-                    const bool fb = hb < thr[jj];
-                    double lhs = (fa ? pa * x[jj] : 0.0) + (fb ? pb * y[jj] : 0.0) + (fa && fb ? pab * z[jj] : 0.0);
-                    lhs *= (1 + kU) * kEvalUp;
-                    const bool ok = lhs == 0 ? exact_passes_ : lhs <= rhs[jj];
-                    const bool counted = lhat[jj] != 0;
-                    failing += counted && !ok;
-                    loose += counted && ok && !(lhs <= tight_rhs[jj]);
-                    lower_margin |= counted && ok && lhs != 0 && rhs[jj] < mc * lhs;
+                const double hb = half_b_[c], pa = fa ? pow_a_[c] : 0.0, pb = pow_b_[c];
+                if (!fa && hb >= max_thr) {  // every flag off: lhs = 0 throughout, no margin
+                    if (!exact_passes_) t.failing[c] += nc - zeros;
+                    continue;
                 }
-                t.failing[c] += failing;
-                t.loose[c] += loose;
-                if (lower_margin)  // rare once the minimum has settled: passes()'s division
+                const double pab = fa ? pow_ab_[c] : 0.0;
+                const double mc = t.margin[c] * (1 + 0x1p-40);
+                const double exact = exact_passes_ ? 1.0 : 0.0;
+                // Counted in FP64 lanes (0 or 1 each, sums exact below 2^53): one vector width
+                // throughout, which plain x86-64 (SSE2) needs; the pragma allows the sums to be
+                // split across lanes.
+                double failing = 0, loose = 0, lower_margin = 0;
+#pragma omp simd reduction(+ : failing, loose, lower_margin)
+                for (int jj = 0; jj < nc; ++jj) {
+                    const double fb = hb < thr[jj] ? 1.0 : 0.0;
+                    const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
+                    const double ok = lhs == 0 ? exact : (lhs <= rhs[jj] ? 1.0 : 0.0);
+                    const double counted_ok = lhat[jj] != 0 ? ok : 0.0;
+                    failing += lhat[jj] != 0 ? 1.0 - ok : 0.0;
+                    loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
+                    lower_margin += lhs != 0 && rhs[jj] < mc * lhs ? counted_ok : 0.0;
+                }
+                t.failing[c] += std::int64_t(failing);
+                t.loose[c] += std::int64_t(loose);
+                if (lower_margin != 0)  // rare once the minimum has settled: passes()'s division
                     for (int jj = 0; jj < nc; ++jj) {
                         if (lhat[jj] == 0) continue;
-                        const bool fb = hb < thr[jj];
-                        double lhs = (fa ? pa * x[jj] : 0.0) + (fb ? pb * y[jj] : 0.0) + (fa && fb ? pab * z[jj] : 0.0);
-                        lhs *= (1 + kU) * kEvalUp;
+                        const double fb = hb < thr[jj] ? 1.0 : 0.0;
+                        const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
                         if (lhs != 0 && lhs <= rhs[jj] && rhs[jj] < t.margin[c] * lhs * (1 + 0x1p-40))
                             t.margin[c] = std::min(t.margin[c], rhs[jj] / lhs);
                     }
