@@ -25,6 +25,66 @@ int lowest_bit_exponent(double x) {
     return biased - 1075 + __builtin_ctzll(frac | (std::uint64_t(1) << 52));
 }
 
+// One task's rows (columns) o0 .. o1 - 1, their entries read by at(o, l). False where an entry
+// is Inf or NaN.
+// each(o, l) over the group's entries, in the order of their storage: along o when the rows
+// (columns) are contiguous in memory, else one row (column) after the other.
+template <typename Each>
+void in_storage_order(bool outer_contiguous, int o0, int o1, int depth, Each&& each) {
+    if (outer_contiguous) {
+        for (int l = 0; l < depth; ++l)
+            for (int o = o0; o < o1; ++o) each(o, l);
+    } else {
+        for (int o = o0; o < o1; ++o)
+            for (int l = 0; l < depth; ++l) each(o, l);
+    }
+}
+
+template <typename At>
+bool group_facts(const At& at, bool outer_contiguous, int o0, int o1, int depth, Int8OperandFacts* out,
+                 bool* seen) {
+    double mx[kGroup] = {}, s1[kGroup] = {}, s2[kGroup] = {};
+    int lsb[kGroup];
+    bool nonfinite = false;
+    for (int o = o0; o < o1; ++o) lsb[o - o0] = kLsbNone;
+    in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
+        const double v = std::fabs(at(o, l));
+        nonfinite = nonfinite || !(v <= 1.79769313486231570815e308);
+        mx[o - o0] = v > mx[o - o0] ? v : mx[o - o0];
+        const int low = v != 0 ? lowest_bit_exponent(v) : kLsbNone;
+        lsb[o - o0] = low < lsb[o - o0] ? low : lsb[o - o0];
+    });
+    if (nonfinite) return false;
+    double scale[kGroup];
+    for (int o = o0; o < o1; ++o) {
+        const int e = mx[o - o0] != 0 ? ceil_log2(mx[o - o0]) : 0;
+        out->e[o] = e;
+        scale[o - o0] = std::ldexp(1.0, -e);  // below 2^1024: e >= -1074
+    }
+    // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
+    int exps[kGroup];
+    for (int o = o0; o < o1; ++o) exps[o - o0] = out->e[o];
+    in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
+        const int e = exps[o - o0];
+        const double v = e >= -1022 ? std::fabs(at(o, l)) * scale[o - o0] : std::ldexp(std::fabs(at(o, l)), -e);
+        s1[o - o0] += v;
+        s2[o - o0] += v * v;
+    });
+    for (int o = o0; o < o1; ++o) {
+        const int i = o - o0;
+        out->zero[o] = mx[i] == 0;
+        out->lsb[o] = lsb[i];
+        *seen = *seen || mx[i] != 0;
+        if (mx[i] == 0) continue;
+        // Upper bounds: K roundings of terms in [0, 1] (relative 2^-53 each, and 2^-1074
+        // absolute where a square underflows), far inside the factors below for any K < 2^31.
+        out->n1[o] = s1[i] * (1 + 0x1p-20) + 0x1p-900;
+        const double n2 = std::sqrt(s2[i] * (1 + 0x1p-20) + 0x1p-900) * (1 + 0x1p-50);
+        out->nu[o] = ceil_log2(n2);  // n2 > 1/2 (the largest entry is above 1/2 scaled)
+    }
+    return true;
+}
+
 }  // namespace
 
 const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int threads, Int8OperandFacts* out) {
@@ -37,52 +97,20 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
     out->lsb.assign(outer, kLsbNone);
     out->zero.assign(outer, 1);
     std::atomic<bool> bad{false}, any{false};
-    const auto at = [&](int o, int l) { return as_rows ? element(x, o, l) : element(x, l, o); };
+    // A real view is read through its strides: the row (column) o and K index l of op(X) at
+    // o so + l sl; any other through element().
+    const bool outer_contiguous = as_rows ? x.trans == 'N' : x.trans != 'N';
+    const std::size_t ld = std::size_t(x.ld), so = outer_contiguous ? 1 : ld, sl = outer_contiguous ? ld : 1;
     parallel_for(threads, (outer + kGroup - 1) / kGroup, [&](int grp, int) {
         const int o0 = grp * kGroup, o1 = std::min(outer, o0 + kGroup);
-        double mx[kGroup] = {}, s1[kGroup] = {}, s2[kGroup] = {};
-        int lsb[kGroup];
-        bool nonfinite = false;
-        for (int o = o0; o < o1; ++o) lsb[o - o0] = kLsbNone;
-        for (int l = 0; l < depth; ++l)
-            for (int o = o0; o < o1; ++o) {
-                const double v = std::fabs(at(o, l));
-                nonfinite = nonfinite || !(v <= 1.79769313486231570815e308);
-                mx[o - o0] = v > mx[o - o0] ? v : mx[o - o0];
-                if (v != 0) lsb[o - o0] = std::min(lsb[o - o0], lowest_bit_exponent(v));
-            }
-        if (nonfinite) {
-            bad = true;
-            return;
-        }
-        double scale[kGroup];
-        for (int o = o0; o < o1; ++o) {
-            const int e = mx[o - o0] != 0 ? ceil_log2(mx[o - o0]) : 0;
-            out->e[o] = e;
-            scale[o - o0] = std::ldexp(1.0, -e);  // below 2^1024: e >= -1074
-        }
-        // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
-        for (int l = 0; l < depth; ++l)
-            for (int o = o0; o < o1; ++o) {
-                const int e = out->e[o];
-                const double v = e >= -1022 ? std::fabs(at(o, l)) * scale[o - o0]
-                                            : std::ldexp(std::fabs(at(o, l)), -e);
-                s1[o - o0] += v;
-                s2[o - o0] += v * v;
-            }
-        bool seen = false;
-        for (int o = o0; o < o1; ++o) {
-            const int i = o - o0;
-            out->zero[o] = mx[i] == 0;
-            out->lsb[o] = lsb[i];
-            seen = seen || mx[i] != 0;
-            if (mx[i] == 0) continue;
-            // Upper bounds: K roundings of terms in [0, 1] (relative 2^-53 each, and 2^-1074
-            // absolute where a square underflows), far inside the factors below for any K < 2^31.
-            out->n1[o] = s1[i] * (1 + 0x1p-20) + 0x1p-900;
-            const double n2 = std::sqrt(s2[i] * (1 + 0x1p-20) + 0x1p-900) * (1 + 0x1p-50);
-            out->nu[o] = ceil_log2(n2);  // n2 > 1/2 (the largest entry is above 1/2 scaled)
-        }
+        bool seen = false, ok;
+        if (x.kind == Interleave::real)
+            ok = group_facts([&](int o, int l) { return x.x[o * so + l * sl]; }, outer_contiguous, o0, o1, depth, out,
+                             &seen);
+        else  // complex views: two values per stored entry, the same order as a real one's
+            ok = group_facts([&](int o, int l) { return as_rows ? element(x, o, l) : element(x, l, o); },
+                             outer_contiguous, o0, o1, depth, out, &seen);
+        if (!ok) bad = true;
         if (seen) any = true;
     });
     if (bad) return reason::domain_nonfinite;
