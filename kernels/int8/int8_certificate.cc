@@ -159,7 +159,10 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 tight_rhs[jj] = tight_factor_ * lhat[jj];
                 zeros += lhat[jj] == 0;
             }
-            for (int c = min_count_; c <= max_count_; ++c) {
+            // From the most moduli down: lhs only grows as the count drops (flags turn on,
+            // halves shrink), so once every entry fails, every entry fails below too (when an
+            // lhs of 0 passes, which is what makes failing monotone).
+            for (int c = max_count_; c >= min_count_; --c) {
                 // passes()'s terms, a flag off as a factor 0 (x, y, z are finite): 0 v = 0 and
                 // 1 v = v exactly, so lhs is passes()'s to the bit.
                 const bool fa = half_a_[c] < ra.thr;
@@ -187,6 +190,10 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 }
                 t.failing[c] += std::int64_t(failing);
                 t.loose[c] += std::int64_t(loose);
+                if (exact_passes_ && std::int64_t(failing) == nc - zeros) {
+                    for (int below = min_count_; below < c; ++below) t.failing[below] += nc - zeros;
+                    break;
+                }
                 if (lower_margin != 0)  // rare once the minimum has settled: passes()'s division
                     for (int jj = 0; jj < nc; ++jj) {
                         if (lhat[jj] == 0) continue;
