@@ -92,39 +92,35 @@ namespace {
 // loop over the entries vectorizes). y_l symmetric: |y| <= m / 2 <= 128; every product and sum
 // is an integer under 2^53.
 template <int L>
-void limb_sums(const CrtBasis& b, const std::int8_t* c, std::size_t stride, int count, double* frac,
+void limb_sums(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, double* frac,
                double (*limb)[kCrtRow]) {
     for (int e = 0; e < count; ++e) frac[e] = 0;
     for (int j = 0; j < L; ++j)
         for (int e = 0; e < count; ++e) limb[j][e] = 0;
     for (int l = 0; l < b.count; ++l) {
-        const double m = b.m[l], inv = b.inv_m[l], q = b.q[l];
-        const std::int8_t* cl = c + l * stride;
+        const double inv = b.inv_m[l];
+        const std::int8_t* yl = y + l * stride;
         double w[L];
         for (int j = 0; j < L; ++j) w[j] = b.w_limb[l][j];
         for (int e = 0; e < count; ++e) {
-            const double x = cl[e];
-            // |x| <= 128 and q < 256: p / m is never within 2^-30 of a half-integer but where it
-            // is one (m = 256), so the rounded quotient is the nearest and |y| <= m / 2.
-            const double p = x * q;
-            const double y = p - round_near(p * inv) * m;  // congruent to c q
-            frac[e] += y * inv;
-            for (int j = 0; j < L; ++j) limb[j][e] += y * w[j];
+            const double v = yl[e];
+            frac[e] += v * inv;
+            for (int j = 0; j < L; ++j) limb[j][e] += v * w[j];
         }
     }
 }
 
 }  // namespace
 
-void crt_to_double(const CrtBasis& b, const std::int8_t* c, std::size_t stride, int count, double* out) {
+void crt_to_double(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, double* out) {
     alignas(64) double frac[kCrtRow], limb[kCrtLimbs][kCrtRow];
     const int limbs = b.limbs;  // those of M: the higher ones of every M / m_l are 0
     static_assert(kCrtLimbs == 5, "limb_sums below");
     switch (limbs) {
-        case 2: limb_sums<2>(b, c, stride, count, frac, limb); break;
-        case 3: limb_sums<3>(b, c, stride, count, frac, limb); break;
-        case 4: limb_sums<4>(b, c, stride, count, frac, limb); break;
-        default: limb_sums<5>(b, c, stride, count, frac, limb); break;
+        case 2: limb_sums<2>(b, y, stride, count, frac, limb); break;
+        case 3: limb_sums<3>(b, y, stride, count, frac, limb); break;
+        case 4: limb_sums<4>(b, y, stride, count, frac, limb); break;
+        default: limb_sums<5>(b, y, stride, count, frac, limb); break;
     }
     for (int e = 0; e < count; ++e) {
         const double k = round_near(frac[e]);

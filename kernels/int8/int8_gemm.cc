@@ -65,7 +65,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
             [&](int o0, int outer, int k0, int kc) {
                 pack_int8_magnitudes(false, call.b, f.b, o0, outer, k0, kc, ws.b[0], opt.threads);
             },
-            [&](int, int ti, int tj, const std::int32_t* sum, bool first) {
+            [&](int, int ti, int tj, const std::int32_t* sum, bool first, bool) {
                 // A chunk's sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
                 double* dst = ws.sums + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
                 for (int r = 0; r < kInt8Tile; ++r)
@@ -123,10 +123,11 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
             pack_int8_residues(false, call.b, f.b, halves.b, basis, o0, outer, k0, kc, ws.b, opt.threads);
             *pack_s += now_s() - t;
         },
-        [&](int l, int ti, int tj, const std::int32_t* sum, bool first) {
+        [&](int l, int ti, int tj, const std::int32_t* sum, bool first, bool last) {
             std::int8_t* dst =
                 ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
-            loops.fold(basis.m[l], sum, first, dst, ws.ld);
+            // The last chunk leaves y_l = P q_l mod m_l, what the reconstruction sums.
+            loops.fold(basis.m[l], sum, first, last ? basis.q[l] : 1, dst, ws.ld);
         },
         [&](int i0, int j0, int rows, int cols) {
             for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int participant) {

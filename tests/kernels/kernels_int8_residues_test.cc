@@ -95,7 +95,8 @@ void test_digits_floor_and_cap(void**) {
 }
 
 // The fold of a K chunk's sums into the kept residues, first chunk or not, every modulus,
-// sums up to the 2^27 a chunk can reach, a row stride wider than the tile.
+// sums up to the 2^27 a chunk can reach, a row stride wider than the tile; times 1, and the
+// last chunk's factor q_l (the largest, 255, too).
 void test_fold_matches_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
     const CrtBasis& basis = crt_basis(kInt8MaxModuli);
@@ -104,14 +105,15 @@ void test_fold_matches_definition(void**) {
     std::vector<std::int32_t> sum(32 * 32);
     std::vector<std::int8_t> dst(32 * kLd), before(32 * kLd);
     for (int l = 0; l < basis.count; ++l)
-        for (int first = 0; first < 2; ++first) {
+        for (int variant = 0; variant < 6; ++variant) {
+            const int first = variant & 1, times = variant < 2 ? 1 : variant < 4 ? basis.q[l] : 255;
             const int m = basis.m[l];
             for (int i = 0; i < 32 * 32; ++i) sum[i] = std::int32_t(r.uniform() * 0x1p27);
             sum[0] = (1 << 27) - 1;
             sum[1] = -(1 << 27);
             for (auto& d : dst) d = std::int8_t(symmetric_residue(__int128(r.uniform() * 1000), m));
             before = dst;
-            loops.fold(m, sum.data(), first != 0, dst.data(), kLd);
+            loops.fold(m, sum.data(), first != 0, times, dst.data(), kLd);
             for (int i = 0; i < 32; ++i)
                 for (int j = 0; j < kLd; ++j) {
                     const std::int8_t got = dst[i * kLd + j];
@@ -119,7 +121,7 @@ void test_fold_matches_definition(void**) {
                         assert_int_equal(got, before[i * kLd + j]);  // outside the tile: untouched
                         continue;
                     }
-                    const __int128 x = __int128(sum[i * 32 + j]) + (first ? 0 : before[i * kLd + j]);
+                    const __int128 x = (__int128(sum[i * 32 + j]) + (first ? 0 : before[i * kLd + j])) * times;
                     assert_int_equal(got, symmetric_residue(x, m));
                 }
         }

@@ -128,10 +128,10 @@ void test_crt_recovers_exactly(void**) {
                 res[l] = std::int32_t(v) + b.m[l] * int(r.uniform() * 1000);
             }
             assert_true(crt_value(b, res, 1) == Wide::from(x));
-            // The FP64 reconstruction from the symmetric residues: fl(x), one rounding.
+            // The FP64 reconstruction from y_l = x q_l mod m_l, symmetric: fl(x), one rounding.
             std::int8_t sym[kInt8MaxModuli];
             for (int l = 0; l < c; ++l) {
-                int v = int(x % b.m[l]);
+                int v = int(x % b.m[l] * b.q[l] % b.m[l]);
                 v += v < -(b.m[l] / 2) ? b.m[l] : 0;
                 v -= v > (b.m[l] - 1) / 2 ? b.m[l] : 0;
                 sym[l] = std::int8_t(v);
