@@ -130,7 +130,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     BlockTally t;
     std::fill(t.margin, t.margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
     constexpr int kCols = 256;
-    alignas(64) double x[kCols], y[kCols], z[kCols], rhs[kCols], tight_rhs[kCols];
+    alignas(64) double x[kCols], y[kCols], z[kCols], rhs[kCols], tight_rhs[kCols], counted[kCols];
     alignas(64) double thr[kCols];  // the columns' thr, as doubles: one lane width in the loop
     const double kd = double(k_);
     for (int jc = 0; jc < cols; jc += kCols) {
@@ -157,6 +157,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 z[jj] = knu * col_pow_nu_[j];
                 rhs[jj] = rhs_factor_ * lhat[jj];
                 tight_rhs[jj] = tight_factor_ * lhat[jj];
+                counted[jj] = lhat[jj] != 0 ? 1.0 : 0.0;  // lhat = 0: count_entry's
                 zeros += lhat[jj] == 0;
             }
             // From the most moduli down: lhs only grows as the count drops (flags turn on,
@@ -173,20 +174,31 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 }
                 const double pab = fa ? pow_ab_[c] : 0.0;
                 const double mc = t.margin[c] * (1 + 0x1p-40);
-                const double exact = exact_passes_ ? 1.0 : 0.0;
                 // Counted in FP64 lanes (0 or 1 each, sums exact below 2^53): one vector width
                 // throughout, which plain x86-64 (SSE2) needs; the pragma allows the sums to be
-                // split across lanes.
+                // split across lanes. lower_margin may flag more than the entries that lower a
+                // margin (the recheck below decides): lhs = 0 never does (mc lhs is 0 or NaN).
                 double failing = 0, loose = 0, lower_margin = 0;
+                if (exact_passes_) {  // lhs = 0 <= rhs passes: ok is lhs <= rhs
 #pragma omp simd reduction(+ : failing, loose, lower_margin)
-                for (int jj = 0; jj < nc; ++jj) {
-                    const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                    const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
-                    const double ok = lhs == 0 ? exact : (lhs <= rhs[jj] ? 1.0 : 0.0);
-                    const double counted_ok = lhat[jj] != 0 ? ok : 0.0;
-                    failing += lhat[jj] != 0 ? 1.0 - ok : 0.0;
-                    loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
-                    lower_margin += lhs != 0 && rhs[jj] < mc * lhs ? counted_ok : 0.0;
+                    for (int jj = 0; jj < nc; ++jj) {
+                        const double fb = hb < thr[jj] ? 1.0 : 0.0;
+                        const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
+                        const double counted_ok = lhs <= rhs[jj] ? counted[jj] : 0.0;
+                        failing += counted[jj] - counted_ok;
+                        loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
+                        lower_margin += rhs[jj] < mc * lhs ? counted_ok : 0.0;
+                    }
+                } else {
+#pragma omp simd reduction(+ : failing, loose, lower_margin)
+                    for (int jj = 0; jj < nc; ++jj) {
+                        const double fb = hb < thr[jj] ? 1.0 : 0.0;
+                        const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
+                        const double counted_ok = lhs != 0 && lhs <= rhs[jj] ? counted[jj] : 0.0;
+                        failing += counted[jj] - counted_ok;
+                        loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
+                        lower_margin += rhs[jj] < mc * lhs ? counted_ok : 0.0;
+                    }
                 }
                 t.failing[c] += std::int64_t(failing);
                 t.loose[c] += std::int64_t(loose);
