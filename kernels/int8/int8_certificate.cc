@@ -130,7 +130,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     BlockTally t;
     std::fill(t.margin, t.margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
     constexpr int kCols = 256;
-    alignas(64) double x[kCols], y[kCols], z[kCols], rhs[kCols], tight_rhs[kCols], counted[kCols];
+    alignas(64) double rhs[kCols], tight_rhs[kCols], counted[kCols];
     alignas(64) double thr[kCols];  // the columns' thr, as doubles: one lane width in the loop
     const double kd = double(k_);
     for (int jc = 0; jc < cols; jc += kCols) {
@@ -150,11 +150,9 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
             }
             int zeros = 0;
             const double knu = kd * ra.pow_nu;
+            const double* n1b = col_n1_.data() + jb;
+            const double* nub = col_pow_nu_.data() + jb;
             for (int jj = 0; jj < nc; ++jj) {
-                const int j = jb + jj;
-                x[jj] = ra.pow_nu * col_n1_[j];
-                y[jj] = col_pow_nu_[j] * ra.n1;
-                z[jj] = knu * col_pow_nu_[j];
                 rhs[jj] = rhs_factor_ * lhat[jj];
                 tight_rhs[jj] = tight_factor_ * lhat[jj];
                 counted[jj] = lhat[jj] != 0 ? 1.0 : 0.0;  // lhat = 0: count_entry's
@@ -164,8 +162,9 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
             // halves shrink), so once every entry fails, every entry fails below too (when an
             // lhs of 0 passes, which is what makes failing monotone).
             for (int c = max_count_; c >= min_count_; --c) {
-                // passes()'s terms, a flag off as a factor 0 (x, y, z are finite): 0 v = 0 and
-                // 1 v = v exactly, so lhs is passes()'s to the bit.
+                // passes()'s terms, a flag off as a factor 0 (the terms are finite): 0 v = 0 and
+                // 1 v = v exactly; each term is one value times powers of two, so exact in any
+                // order: lhs is passes()'s to the bit.
                 const bool fa = half_a_[c] < ra.thr;
                 const double hb = half_b_[c], pa = fa ? pow_a_[c] : 0.0, pb = pow_b_[c];
                 if (!fa && hb >= max_thr) {  // every flag off: lhs = 0 throughout, no margin
@@ -173,6 +172,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                     continue;
                 }
                 const double pab = fa ? pow_ab_[c] : 0.0;
+                const double pax = pa * ra.pow_nu, pby = pb * ra.n1, pabz = pab * knu;
                 const double mc = t.margin[c] * (1 + 0x1p-40);
                 // Counted in FP64 lanes (0 or 1 each, sums exact below 2^53): one vector width
                 // throughout, which plain x86-64 (SSE2) needs; the pragma allows the sums to be
@@ -183,7 +183,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
 #pragma omp simd reduction(+ : failing, loose, lower_margin)
                     for (int jj = 0; jj < nc; ++jj) {
                         const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                        const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
+                        const double lhs = ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
                         const double counted_ok = lhs <= rhs[jj] ? counted[jj] : 0.0;
                         failing += counted[jj] - counted_ok;
                         loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
@@ -193,7 +193,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
 #pragma omp simd reduction(+ : failing, loose, lower_margin)
                     for (int jj = 0; jj < nc; ++jj) {
                         const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                        const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
+                        const double lhs = ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
                         const double counted_ok = lhs != 0 && lhs <= rhs[jj] ? counted[jj] : 0.0;
                         failing += counted[jj] - counted_ok;
                         loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
@@ -210,7 +210,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                     for (int jj = 0; jj < nc; ++jj) {
                         if (lhat[jj] == 0) continue;
                         const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                        const double lhs = ((pa * x[jj] + fb * (pb * y[jj])) + fb * (pab * z[jj])) * ((1 + kU) * kEvalUp);
+                        const double lhs = ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
                         if (lhs != 0 && lhs <= rhs[jj] && rhs[jj] < t.margin[c] * lhs * (1 + 0x1p-40))
                             t.margin[c] = std::min(t.margin[c], rhs[jj] / lhs);
                     }
