@@ -9,6 +9,10 @@
 #include "kernels/common/gemm_types.h"
 #include "tests/bench/bench.h"
 
+namespace amxblas::replay {
+struct GemmFile;
+}
+
 namespace amxblas::bench {
 
 struct Int8Options {
@@ -38,6 +42,13 @@ int run_int8_amx_counts(const Int8Options& o);
 void run_int8_model(const Int8Options& o);
 // Part 4: the captured calls of a DFT code, INT8 auto and BF16 auto against OpenBLAS.
 void run_int8_dft(const Int8Options& o);
+// Part 5: what a call that auto forwards costs against calling OpenBLAS directly.
+void run_int8_forwarded(const Int8Options& o);
+
+// A .gemm call (scripts/replay/gemm_file.h) through the kernels into *c (C's initial values
+// first): nullptr, or the reason it was forwarded (C then untouched). And through OpenBLAS.
+const char* routed(const replay::GemmFile& g, const kernels::RunOptions& opt, std::vector<double>* c);
+void openblas(const replay::GemmFile& g, std::vector<double>* c);
 
 // The tile instructions one INT8 call issues (kernels/int8/int8_walk.h): per 32 x 32
 // micro-tile, layer (modulus, or the magnitudes) and 64-deep K step 4 TILELOADD + 4 TDPBSSD;

@@ -23,7 +23,12 @@ namespace {
 
 CBLAS_TRANSPOSE cblas_trans(char t) { return t == 'N' ? CblasNoTrans : t == 'T' ? CblasTrans : CblasConjTrans; }
 
-// The call through the kernels (engine auto) into *c; nullptr or the reason it was forwarded.
+struct Tally {
+    int routed = 0, within = 0;
+};
+
+}  // namespace
+
 const char* routed(const replay::GemmFile& g, const kernels::RunOptions& opt, std::vector<double>* c) {
     *c = g.c;
     if (!g.complex) {
@@ -47,12 +52,6 @@ void openblas(const replay::GemmFile& g, std::vector<double>* c) {
         cblas_zgemm(CblasColMajor, cblas_trans(g.transa), cblas_trans(g.transb), g.m, g.n, g.k, g.alpha, g.a.data(),
                     g.lda, g.b.data(), g.ldb, g.beta, c->data(), g.ldc);
 }
-
-struct Tally {
-    int routed = 0, within = 0;
-};
-
-}  // namespace
 
 void run_int8_dft(const Int8Options& o) {
     std::vector<std::string> files;

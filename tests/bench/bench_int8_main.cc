@@ -1,11 +1,12 @@
 // amxblas_bench_int8: the INT8 FP64 engine against BF16 auto and OpenBLAS DGEMM (issue 24,
-// item 5), run by scripts/bench.sh --int8 (and its full run). Four parts, each printing its
+// item 5), run by scripts/bench.sh --int8 (and its full run). Five parts, each printing its
 // targets as PASS/MISS lines (or "not judged" where the backend at hand cannot decide them):
 //   1. side by side (this file): INT8 auto, BF16 auto and OpenBLAS DGEMM on uniform and
 //      log-uniform inputs, alternated after a warm-up, medians; counts, repairs, sampled errors;
 //   2. the INT8 facts pass + residue split and pack against memcpy (this file);
 //   3. the whole-call AMX model (bench_int8_model.cc; its tile counts under the harness);
-//   4. the captured calls of a DFT code (bench_int8_dft.cc).
+//   4. the captured calls of a DFT code (bench_int8_dft.cc);
+//   5. what a call that auto forwards costs against OpenBLAS (bench_int8_forwarded.cc).
 #include <cblas.h>
 
 #include <algorithm>
@@ -183,7 +184,7 @@ using amxblas::bench::Int8Options;
         "                          [--threads T] [--reps R] [--sample S] [--backend reference|avx512|amx]\n"
         "                          [--dft DIR] [--bf16-products P] [--parts LIST] [--quick]\n"
         "                          [--amx-counts N   (alone, under LD_PRELOAD=libamxemu.so)]\n"
-        "  --parts: a comma list of side,split,model,dft (default all; dft only with --dft)\n");
+        "  --parts: a comma list of side,split,model,dft,forwarded (default all; dft only with --dft)\n");
     std::exit(rc);
 }
 
@@ -200,7 +201,7 @@ std::vector<int> int_list(const char* text) {
 int main(int argc, char** argv) {
     using namespace amxblas;
     Int8Options o;
-    std::string parts = "side,split,model,dft";
+    std::string parts = "side,split,model,dft,forwarded";
     bool sizes_given = false;
     for (int q = 1; q < argc; ++q) {
         const std::string a = argv[q];
@@ -248,5 +249,6 @@ int main(int argc, char** argv) {
     if (wants("split")) bench::run_int8_split_pack(o);
     if (wants("model")) bench::run_int8_model(o);
     if (wants("dft") && !o.dft_dir.empty()) bench::run_int8_dft(o);
+    if (wants("forwarded")) bench::run_int8_forwarded(o);
     return 0;
 }
