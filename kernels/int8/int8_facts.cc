@@ -25,8 +25,6 @@ int lowest_bit_exponent(double x) {
     return biased - 1075 + __builtin_ctzll(frac | (std::uint64_t(1) << 52));
 }
 
-// One task's rows (columns) o0 .. o1 - 1, their entries read by at(o, l). False where an entry
-// is Inf or NaN.
 // each(o, l) over the group's entries, in the order of their storage: along o when the rows
 // (columns) are contiguous in memory, else one row (column) after the other.
 template <typename Each>
@@ -40,6 +38,8 @@ void in_storage_order(bool outer_contiguous, int o0, int o1, int depth, Each&& e
     }
 }
 
+// One task's rows (columns) o0 .. o1 - 1, their entries read by at(o, l). Each row's sums run
+// in K order whatever the storage order. False where an entry is Inf or NaN.
 template <typename At>
 bool group_facts(const At& at, bool outer_contiguous, int o0, int o1, int depth, Int8OperandFacts* out,
                  bool* seen) {
