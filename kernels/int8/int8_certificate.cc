@@ -65,12 +65,10 @@ bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFac
     col_thr_.resize(b.outer);
     col_pow_nu_.resize(b.outer);
     col_n1_.resize(b.outer);
-    min_col_g_ = std::numeric_limits<int>::max();
     for (int o = 0; o < b.outer; ++o) {
         col_thr_[o] = row_b_[o].thr;
         col_pow_nu_[o] = row_b_[o].pow_nu;
         col_n1_[o] = row_b_[o].n1;
-        min_col_g_ = std::min(min_col_g_, row_b_[o].g);
     }
     return min_count_ != 0;
 }
@@ -125,7 +123,8 @@ void Int8BlockCertificate::count_entry(int i, int j, double lhat, BlockTally* t)
 
 // Row by row, count by count, the block row's entries at once: passes()'s arithmetic in the
 // same order (so the same bits), written so that the loop over the columns vectorizes. Entries
-// with lhat = 0 and rows where the underflow term may enter go through count_entry instead.
+// with lhat = 0, and a row's entries in a chunk of 256 columns where the underflow term may
+// enter for one of them, go through count_entry instead.
 void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld) {
     BlockTally t;
     std::fill(t.margin, t.margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
@@ -136,15 +135,17 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     for (int jc = 0; jc < cols; jc += kCols) {
         const int nc = std::min(kCols, cols - jc), jb = j0 + jc;
         double max_thr = -std::numeric_limits<double>::infinity();
+        int min_g = std::numeric_limits<int>::max();
         for (int jj = 0; jj < nc; ++jj) {
             thr[jj] = col_thr_[jb + jj];
             max_thr = std::max(max_thr, thr[jj]);
+            min_g = std::min(min_g, row_b_[jb + jj].g);
         }
         for (int ii = 0; ii < rows; ++ii) {
             const int i = i0 + ii;
             const Row& ra = row_a_[i];
             const double* lhat = lower + std::size_t(ii) * ld + jc;
-            if (half_a_[max_count_] + half_b_[max_count_] > 1076 + ra.g + min_col_g_) {
+            if (half_a_[max_count_] + half_b_[max_count_] > 1076 + ra.g + min_g) {
                 for (int jj = 0; jj < nc; ++jj) count_entry(i, jb + jj, lhat[jj], &t);
                 continue;
             }
@@ -220,6 +221,18 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                     if (lhat[jj] == 0) count_entry(i, jb + jj, 0.0, &t);
         }
     }
+    merge(t);
+}
+
+void Int8BlockCertificate::add_block_per_entry(int i0, int j0, int rows, int cols, const double* lower,
+                                               std::size_t ld) {
+    BlockTally t;
+    std::fill(t.margin, t.margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
+    for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) { count_entry(i, j, lhat, &t); });
+    merge(t);
+}
+
+void Int8BlockCertificate::merge(const BlockTally& t) {
     std::lock_guard<std::mutex> lock(merge_);
     for (int c = min_count_; c <= max_count_; ++c) {
         failing_[c] += t.failing[c];

@@ -49,6 +49,16 @@ public:
                StructuralTest structural);
     // lhat(i0 + i, j0 + j) = lower[i * ld + j]. Any thread, blocks disjoint.
     void add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld);
+    // The same counts, margins and pending entries, entry by entry through passes(): what
+    // add_block's vectorized block-row test must equal (kernels_int8_test), not for the engine.
+    void add_block_per_entry(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld);
+    // What the blocks added so far count at count c: entries failing, certified but not tight,
+    // and the least margin (the tests compare the two ways of adding blocks with it).
+    void tally(int c, std::int64_t* failing, std::int64_t* loose, double* margin) const {
+        *failing = failing_[c];
+        *loose = loose_[c];
+        *margin = margin_[c];
+    }
     void decide(Int8Decision* out);
     // After decide: appends i + j * m of the block's entries failing at the count picked.
     void failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
@@ -67,6 +77,7 @@ private:
         std::vector<std::size_t> pending;
     };
     void count_entry(int i, int j, double lhat, BlockTally* t) const;
+    void merge(const BlockTally& t);
 
     const Int8OperandFacts* a_ = nullptr;
     const Int8OperandFacts* b_ = nullptr;
@@ -88,7 +99,6 @@ private:
     std::vector<Row> row_a_, row_b_;
     std::vector<int> col_thr_;  // row_b_'s thr, pow_nu and n1 as arrays
     std::vector<double> col_pow_nu_, col_n1_;
-    int min_col_g_ = 0;
     std::mutex merge_;
     std::int64_t failing_[kInt8MaxModuli + 1] = {};
     std::int64_t loose_[kInt8MaxModuli + 1] = {};  // certified but not tight

@@ -11,6 +11,7 @@
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
+#include "kernels/int8/int8_certificate.h"
 #include "tests/kernels/fp64_cases.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -107,6 +108,93 @@ void test_times_pow2_is_ldexp(void**) {
             fail_msg("times_pow2(%a, %d) = %a, ldexp gives %a", x, e, got, want);
     }
     for (int e = -1074; e <= 1023; ++e) assert_true(pow2(e) == std::ldexp(1.0, e));
+}
+
+// Facts of `outer` rows (columns) for the certificate test below: zero rows, rows whose
+// entries are integers once scaled (flags off at every count), rows near underflow (the
+// underflow term enters) and ordinary ones, mixed.
+Int8OperandFacts random_facts(kt::Rng& r, int outer, int depth, int underflow_from) {
+    Int8OperandFacts f;
+    f.outer = outer;
+    f.depth = depth;
+    f.e.resize(outer);
+    f.nu.resize(outer);
+    f.n1.resize(outer);
+    f.lsb.resize(outer);
+    f.zero.resize(outer);
+    for (int o = 0; o < outer; ++o) {
+        int kind = int(std::fabs(r.uniform()) * 64);  // 0 zero, 1 near underflow, 2-5 integers
+        if (kind == 1 && o < underflow_from) kind = 6;
+        f.zero[o] = kind == 0;
+        f.e[o] = kind == 0 ? 0 : kind == 1 ? -1000 - int(std::fabs(r.uniform()) * 60) : int(r.uniform() * 30);
+        f.nu[o] = kind == 0 ? 0 : int(std::fabs(r.uniform()) * 9);
+        f.n1[o] = kind == 0 ? 0 : (0.5 + std::fabs(r.uniform())) * std::ldexp(1.0, f.nu[o]);
+        f.lsb[o] = kind == 0 ? kLsbNone : kind >= 2 && kind <= 5 ? f.e[o] : f.e[o] - int(std::fabs(r.uniform()) * 80);
+    }
+    f.any_nonzero = true;
+    return f;
+}
+
+// add_block's block-row test (vectorized, counts from the top down with early exits) decides
+// exactly as passes() entry by entry: the same count, failures, margin and failing entries,
+// across tolerances (tol gamma_K below u takes its other branch), depths, lower bounds with
+// zeros and structural answers, and a block wider than its 256-column chunks.
+void test_block_row_test_is_per_entry(void**) {
+    kt::Rng r(31);
+    const int m = 300, n = 300;
+    for (int depth : {64, 2048, 100000})
+        for (double tol : {1.0, 0.01, 1e-4, 30.0}) {
+            // Columns near underflow only past 256: the first chunk of 256 columns runs the
+            // vectorized test in every row but those near underflow, the rest entry by entry.
+            const Int8OperandFacts fa = random_facts(r, m, depth, 0), fb = random_facts(r, n, depth, 256);
+            std::vector<double> lower(std::size_t(m) * n);
+            // lhat up to 2^14 K (every term at its row's and column's maximum), spread over
+            // 2^-20 of that, so that the entries pass at counts spread over the range.
+            for (double& x : lower) {
+                const double u = std::fabs(r.uniform());
+                x = u < 0.1 ? 0 : std::floor(std::ldexp(u * depth, 14 - int(std::fabs(r.uniform()) * 20)));
+            }
+            const StructuralTest structural{[](int i, int j) { return (i + 2 * j) % 5 == 0; },
+                                            [](int i, int j) { return (7 * i + j) % 3 == 0; }};
+            Int8BlockCertificate fast, slow;
+            const bool began = fast.begin(fa, fb, depth, tol, kInt8MinModuli, structural);
+            assert_true(began == slow.begin(fa, fb, depth, tol, kInt8MinModuli, structural));
+            if (!began) continue;
+            // Blocks of 128 rows; the first block row one 300-wide block, the rest 256 + 44.
+            for (int i0 = 0; i0 < m; i0 += 128) {
+                const int rows = std::min(128, m - i0);
+                const double* at = lower.data() + std::size_t(i0) * n;
+                if (i0 == 0) {
+                    fast.add_block(i0, 0, rows, n, at, n);
+                    slow.add_block_per_entry(i0, 0, rows, n, at, n);
+                } else {
+                    fast.add_block(i0, 0, rows, 256, at, n);
+                    fast.add_block(i0, 256, rows, n - 256, at + 256, n);
+                    slow.add_block_per_entry(i0, 0, rows, 256, at, n);
+                    slow.add_block_per_entry(i0, 256, rows, n - 256, at + 256, n);
+                }
+            }
+            for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
+                std::int64_t f1, f2, l1, l2;
+                double g1, g2;
+                fast.tally(c, &f1, &l1, &g1);
+                slow.tally(c, &f2, &l2, &g2);
+                if (f1 != f2 || l1 != l2 || std::memcmp(&g1, &g2, sizeof g1))
+                    fail_msg("depth %d tol %g count %d: block rows count %lld failing, %lld loose, margin %.17g; "
+                             "entries %lld, %lld, %.17g", depth, tol, c, (long long)f1, (long long)l1, g1,
+                             (long long)f2, (long long)l2, g2);
+            }
+            Int8Decision d1, d2;
+            fast.decide(&d1);
+            slow.decide(&d2);
+            if (d1.count != d2.count || d1.failing != d2.failing || std::memcmp(&d1.margin, &d2.margin, sizeof d1.margin))
+                fail_msg("depth %d tol %g: block rows give count %d failing %ld margin %.17g, entries %d %ld %.17g",
+                         depth, tol, d1.count, d1.failing, d1.margin, d2.count, d2.failing, d2.margin);
+            std::vector<std::size_t> f1, f2;
+            fast.failing_in(0, 0, m, n, lower.data(), n, &f1);
+            slow.failing_in(0, 0, m, n, lower.data(), n, &f2);
+            assert_true(f1 == f2);
+        }
 }
 
 // Every integer below 2^range_bits comes back exactly from residues given as any
@@ -320,6 +408,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_moduli_coprime_and_ranges),
         cmocka_unit_test(test_round_to_double),
         cmocka_unit_test(test_times_pow2_is_ldexp),
+        cmocka_unit_test(test_block_row_test_is_per_entry),
         cmocka_unit_test(test_crt_recovers_exactly),
         cmocka_unit_test(test_uniform_certified),
         cmocka_unit_test(test_transposes_and_fixed_counts),
