@@ -49,6 +49,8 @@ void run_int8_forwarded(const Int8Options& o);
 // first): nullptr, or the reason it was forwarded (C then untouched). And through OpenBLAS.
 const char* routed(const replay::GemmFile& g, const kernels::RunOptions& opt, std::vector<double>* c);
 void openblas(const replay::GemmFile& g, std::vector<double>* c);
+// The names of the .gemm files in dir, sorted.
+std::vector<std::string> gemm_files(const std::string& dir);
 
 // The tile instructions one INT8 call issues (kernels/int8/int8_walk.h): per 32 x 32
 // micro-tile, layer (modulus, or the magnitudes) and 64-deep K step 4 TILELOADD + 4 TDPBSSD;

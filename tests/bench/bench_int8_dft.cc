@@ -53,9 +53,9 @@ void openblas(const replay::GemmFile& g, std::vector<double>* c) {
                     g.lda, g.b.data(), g.ldb, g.beta, c->data(), g.ldc);
 }
 
-void run_int8_dft(const Int8Options& o) {
+std::vector<std::string> gemm_files(const std::string& dir) {
     std::vector<std::string> files;
-    if (DIR* d = opendir(o.dft_dir.c_str())) {
+    if (DIR* d = opendir(dir.c_str())) {
         while (const dirent* e = readdir(d)) {
             const std::string name = e->d_name;
             if (name.size() > 5 && name.compare(name.size() - 5, 5, ".gemm") == 0) files.push_back(name);
@@ -63,6 +63,11 @@ void run_int8_dft(const Int8Options& o) {
         closedir(d);
     }
     std::sort(files.begin(), files.end());
+    return files;
+}
+
+void run_int8_dft(const Int8Options& o) {
+    std::vector<std::string> files = gemm_files(o.dft_dir);
     if (o.quick && files.size() > 4) files.resize(4);
     std::printf("\n== Captured DFT calls (%s: %zu .gemm files%s), INT8 auto and BF16 auto, routing forced, backend %s, "
                 "%d threads; error: scripts/replay/accuracy.h measure() against OpenBLAS's on the same call ==\n",

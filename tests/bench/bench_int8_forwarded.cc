@@ -6,7 +6,6 @@
 // of either engine can certify (below); each as attempt + OpenBLAS against OpenBLAS alone,
 // alternated, medians of --reps after a warm-up.
 #include <cblas.h>
-#include <dirent.h>
 
 #include <algorithm>
 #include <cmath>
@@ -96,18 +95,9 @@ void run_int8_forwarded(const Int8Options& o) {
         calls.emplace_back("uncertifiable " + std::to_string(n) + "^3", uncertifiable(n));
     if (!o.dft_dir.empty()) {
         // The captured calls the automatic engine forwards: found by one attempt each.
-        std::vector<std::string> files;
-        if (DIR* d = opendir(o.dft_dir.c_str())) {
-            while (const dirent* e = readdir(d)) {
-                const std::string name = e->d_name;
-                if (name.size() > 5 && name.compare(name.size() - 5, 5, ".gemm") == 0) files.push_back(name);
-            }
-            closedir(d);
-        }
-        std::sort(files.begin(), files.end());
         const kernels::RunOptions opt =
             int8_options(o, kernels::Fp64Engine::automatic, kernels::kFp64Auto, nullptr, nullptr);
-        for (const std::string& name : files) {
+        for (const std::string& name : gemm_files(o.dft_dir)) {
             replay::GemmFile g;
             std::string err;
             std::vector<double> c;
