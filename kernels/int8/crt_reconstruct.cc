@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/common/pow2.h"
+#include "kernels/isa/isa.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -86,42 +87,12 @@ Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
     return sum;
 }
 
-namespace {
-
-// The sums sum_l y_l w_lj of crt_to_double, for the first L limbs (a constant, so that the
-// loop over the entries vectorizes). y_l symmetric: |y| <= m / 2 <= 128; every product and sum
-// is an integer under 2^53.
-template <int L>
-void limb_sums(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, double* frac,
-               double (*limb)[kCrtRow]) {
-    for (int e = 0; e < count; ++e) frac[e] = 0;
-    for (int j = 0; j < L; ++j)
-        for (int e = 0; e < count; ++e) limb[j][e] = 0;
-    for (int l = 0; l < b.count; ++l) {
-        const double inv = b.inv_m[l];
-        const std::int8_t* yl = y + l * stride;
-        double w[L];
-        for (int j = 0; j < L; ++j) w[j] = b.w_limb[l][j];
-        for (int e = 0; e < count; ++e) {
-            const double v = yl[e];
-            frac[e] += v * inv;
-            for (int j = 0; j < L; ++j) limb[j][e] += v * w[j];
-        }
-    }
-}
-
-}  // namespace
-
 void crt_to_double(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, double* out) {
     alignas(64) double frac[kCrtRow], limb[kCrtLimbs][kCrtRow];
     const int limbs = b.limbs;  // those of M: the higher ones of every M / m_l are 0
-    static_assert(kCrtLimbs == 5, "limb_sums below");
-    switch (limbs) {
-        case 2: limb_sums<2>(b, y, stride, count, frac, limb); break;
-        case 3: limb_sums<3>(b, y, stride, count, frac, limb); break;
-        case 4: limb_sums<4>(b, y, stride, count, frac, limb); break;
-        default: limb_sums<5>(b, y, stride, count, frac, limb); break;
-    }
+    // The sums sum_l y_l w_lj (and sum_l y_l / m_l), the bulk of the work: built per
+    // instruction set (kernels/isa/int8_residue_loops.h).
+    isa_kernels().int8_residues->crt_sums(b, y, stride, count, frac, &limb[0][0]);
     for (int e = 0; e < count; ++e) {
         const double k = round_near(frac[e]);
         for (int j = 0; j < limbs; ++j) limb[j][e] -= k * b.M_limb[j];

@@ -1,4 +1,5 @@
-// The INT8 engine's per-block loops (kernels/int8/int8_pack.cc), built once per instruction set
+// The INT8 engine's per-block loops (kernels/int8/int8_pack.cc, int8_gemm.cc's folds,
+// crt_reconstruct.cc's sums), built once per instruction set
 // of kernels/isa/isas.def from one source, kernels/int8/int8_residue_loops.inc: on AVX-512 they
 // run eight doubles a vector instead of plain x86-64's two. Every build computes the same
 // integers (exact FP64 arithmetic on integers below 2^53; tests/kernels/kernels_int8_residues_test.cc).
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/int8/crt_basis.h"
+#include "kernels/int8/crt_reconstruct.h"
 
 namespace amxblas::kernels::detail {
 
@@ -24,6 +26,12 @@ struct Int8ResidueLoops {
     // folded into the residues the INT8 driver keeps (kernels/int8/int8_walk.h); times (below
     // 256) is 1, or on the last chunk the reconstruction's factor q_l (crt_reconstruct.h).
     void (*fold)(int m, const std::int32_t* sum, bool first, int times, std::int8_t* dst, int ld);
+    // The sums of crt_to_double (kernels/int8/crt_reconstruct.cc) for entries e < count
+    // (<= kCrtRow), from y_l at y[l * stride + e] (|y_l| <= 128): frac[e] = sum_l y_l fl(1/m_l),
+    // and limb[j * kCrtRow + e] = sum_l y_l w_limb[l][j] for the basis's limbs j < basis.limbs,
+    // each an integer below 2^53 (so exact, in any order).
+    void (*crt_sums)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, double* frac,
+                     double* limb);
 };
 
 const Int8ResidueLoops& int8_residue_loops_portable();

@@ -17,6 +17,7 @@ extern "C" {
 #include <vector>
 
 #include "kernels/int8/crt_basis.h"
+#include "kernels/int8/crt_reconstruct.h"
 #include "tests/common/rng.h"
 #include "tests/kernels/isa_under_test.h"
 
@@ -127,6 +128,43 @@ void test_fold_matches_definition(void**) {
         }
 }
 
+// The reconstruction's sums, every count of moduli (so every number of limbs), a full row of
+// entries and a short one, y at the extremes of its range included: against 128-bit sums.
+void test_crt_sums_match_definition(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    amxblas::test::Rng r(37);
+    constexpr int kStride = kCrtRow + 8;
+    std::vector<std::int8_t> y(std::size_t(kInt8MaxModuli) * kStride);
+    std::vector<double> frac(kCrtRow), limb(std::size_t(kCrtLimbs) * kCrtRow);
+    for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
+        const CrtBasis& b = crt_basis(c);
+        for (int count : {kCrtRow, 37}) {
+            for (int l = 0; l < c; ++l)
+                for (int e = 0; e < kStride; ++e) {
+                    const int half = b.m[l] / 2;
+                    int v = int(r.uniform() * (half + 1));
+                    if (e % 11 == 0) v = b.m[l] == 256 ? -128 : half;
+                    if (e % 13 == 0) v = -half;
+                    y[std::size_t(l) * kStride + e] = std::int8_t(std::max(-128, std::min(127, v)));
+                }
+            loops.crt_sums(b, y.data(), kStride, count, frac.data(), limb.data());
+            for (int e = 0; e < count; ++e) {
+                double want_frac = 0;
+                for (int l = 0; l < c; ++l) want_frac += y[std::size_t(l) * kStride + e] * b.inv_m[l];
+                if (frac[e] != want_frac) fail_msg("isa %s, %d moduli: frac[%d] %.17g, want %.17g", isa_name(g_isa), c, e, frac[e], want_frac);
+                for (int j = 0; j < b.limbs; ++j) {
+                    __int128 want = 0;
+                    for (int l = 0; l < c; ++l)
+                        want += __int128(y[std::size_t(l) * kStride + e]) * __int128(b.w_limb[l][j]);
+                    if (limb[std::size_t(j) * kCrtRow + e] != double(want))
+                        fail_msg("isa %s, %d moduli: limb %d of entry %d is %.17g, want %.17g", isa_name(g_isa), c, j, e,
+                                 limb[std::size_t(j) * kCrtRow + e], double(want));
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -135,6 +173,7 @@ int main() {
         cmocka_unit_test(test_residues_match_definition),
         cmocka_unit_test(test_digits_floor_and_cap),
         cmocka_unit_test(test_fold_matches_definition),
+        cmocka_unit_test(test_crt_sums_match_definition),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

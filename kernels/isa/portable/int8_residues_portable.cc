@@ -9,7 +9,7 @@ namespace amxblas::kernels::detail {
 #include "kernels/int8/int8_residue_loops.inc"
 
 const Int8ResidueLoops& int8_residue_loops_portable() {
-    static const Int8ResidueLoops loops{int8_residues, int8_digits, int8_fold};
+    static const Int8ResidueLoops loops{int8_residues, int8_digits, int8_fold, int8_crt_sums};
     return loops;
 }
 
