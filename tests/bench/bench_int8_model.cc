@@ -170,8 +170,10 @@ void run_int8_model(const Int8Options& o) {
                 kDgemmFpc, 100 * kNativeEff, kNativeHz / 1e9, o.bf16_products);
     const bool avx512_code = kernels::cpu_has_avx512_split();
     if (!avx512_code)
-        std::printf("WARNING: no AVX-512 here: the measured phases ran the portable code, which no AMX machine runs; "
-                    "they are too long, so the ratios below are low: a PASS holds a fortiori, a MISS is not conclusive.\n");
+        std::printf("WARNING: no AVX-512 here: the per-instruction-set loops (residues, folds, CRT sums) ran their "
+                    "portable build, which no AMX machine runs (the facts, the certificate's test and the gathers are the "
+                    "same code everywhere); the phases are too long, so the ratios to native DGEMM are low (a PASS holds "
+                    "a fortiori, a MISS is not conclusive), and auto against a fixed call may go either way.\n");
     std::printf("%-5s %-5s %6s %8s %9s %9s %9s %9s %9s %9s %9s %7s %8s  %s\n", "N", "eng", "count", "facts_ms", "sp+pk_ms",
                 "cert_ms", "recon_ms", "tile_ms", "amx_ms", "tile6_ms", "native_ms", "ratio", "ratio_f6", "dominant (ideal)");
     for (int n : o.model_sizes) {
