@@ -24,6 +24,8 @@ constexpr int kInt8MaxModuli = 24;
 // M / m_l and M in base 2^40 (crt_reconstruct.cc): five limbs cover 2^200 > M (CrtBasis::limbs
 // says how many a basis needs).
 constexpr int kCrtLimbBits = 40, kCrtLimbs = 5;
+// Entries reconstructed per call (crt_reconstruct.h, and its sums in kernels/isa/int8_residue_loops.h).
+constexpr int kCrtRow = 256;
 
 struct CrtBasis {
     int count = 0;

@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "kernels/int8/crt_basis.h"
-#include "kernels/int8/crt_reconstruct.h"
 
 namespace amxblas::kernels::detail {
 
