@@ -100,7 +100,8 @@ unsigned Int8BlockCertificate::passes(int i, int j, double lhat, double* margin,
         *tight |= unsigned(ok && lhs <= tight_factor_ * lhat) << c;
         // The margin rhs / lhs, divided only where it may lower the running minimum: fl(rhs / lhs)
         // < margin[c] implies rhs < margin[c] lhs, which the slack keeps true once rounded.
-        if (ok && margin && lhs != 0 && rhs < margin[c] * lhs * (1 + 0x1p-40)) margin[c] = std::min(margin[c], rhs / lhs);
+        if (ok && margin && lhs != 0 && rhs < margin[c] * lhs * (1 + 0x1p-40))
+            margin[c] = std::min(margin[c], rhs / lhs);
     }
     return bits;
 }
@@ -174,6 +175,10 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 }
                 const double pab = fa ? pow_ab_[c] : 0.0;
                 const double pax = pa * ra.pow_nu, pby = pb * ra.n1, pabz = pab * knu;
+                const auto lhs_at = [&](int jj) {
+                    const double fb = hb < thr[jj] ? 1.0 : 0.0;
+                    return ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
+                };
                 const double mc = t.margin[c] * (1 + 0x1p-40);
                 // Counted in FP64 lanes (0 or 1 each, sums exact below 2^53): one vector width
                 // throughout, which plain x86-64 (SSE2) needs; the pragma allows the sums to be
@@ -183,8 +188,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 if (exact_passes_) {  // lhs = 0 <= rhs passes: ok is lhs <= rhs
 #pragma omp simd reduction(+ : failing, loose, lower_margin)
                     for (int jj = 0; jj < nc; ++jj) {
-                        const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                        const double lhs = ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
+                        const double lhs = lhs_at(jj);
                         const double counted_ok = lhs <= rhs[jj] ? counted[jj] : 0.0;
                         failing += counted[jj] - counted_ok;
                         loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
@@ -193,8 +197,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 } else {
 #pragma omp simd reduction(+ : failing, loose, lower_margin)
                     for (int jj = 0; jj < nc; ++jj) {
-                        const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                        const double lhs = ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
+                        const double lhs = lhs_at(jj);
                         const double counted_ok = lhs != 0 && lhs <= rhs[jj] ? counted[jj] : 0.0;
                         failing += counted[jj] - counted_ok;
                         loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
@@ -210,8 +213,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 if (lower_margin != 0)  // rare once the minimum has settled: passes()'s division
                     for (int jj = 0; jj < nc; ++jj) {
                         if (lhat[jj] == 0) continue;
-                        const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                        const double lhs = ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
+                        const double lhs = lhs_at(jj);
                         if (lhs != 0 && lhs <= rhs[jj] && rhs[jj] < t.margin[c] * lhs * (1 + 0x1p-40))
                             t.margin[c] = std::min(t.margin[c], rhs[jj] / lhs);
                     }
