@@ -8,10 +8,10 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/driver/routed_gemm.h"
