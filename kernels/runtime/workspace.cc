@@ -95,13 +95,34 @@ void* allocate(std::size_t bytes) {
     return p;
 }
 
+// The arena of this thread's sample, if one is running (WorkspaceArena).
+thread_local WorkspaceArena* t_arena = nullptr;
+
 }  // namespace
+
+WorkspaceArena::WorkspaceArena(void* base, std::size_t bytes)
+    : base_(static_cast<char*>(base)), bytes_(bytes), outer_(t_arena) {
+    t_arena = this;
+}
+
+WorkspaceArena::~WorkspaceArena() { t_arena = outer_; }
 
 void start_workspace_pool() { (void)pool(); }
 
 const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* out) {
     if (cap != 0 && bytes > cap) return reason::memory_workspace_cap;
     if (bytes == 0) bytes = 1;
+    if (WorkspaceArena* a = t_arena) {
+        const std::size_t at = (a->used_ + kAlign - 1) / kAlign * kAlign;
+        if (at <= a->bytes_ && bytes <= a->bytes_ - at) {
+            out->p_ = a->base_ + at;
+            out->capacity_ = bytes;
+            out->arena_ = a;
+            out->arena_mark_ = a->used_;
+            a->used_ = at + bytes;
+            return nullptr;
+        }
+    }
     const std::size_t want = rounded(bytes, cap);
     Pool& pl = pool();
     {
@@ -132,6 +153,10 @@ const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* 
 
 WorkspaceLease::~WorkspaceLease() {
     if (!p_) return;
+    if (arena_) {
+        arena_->used_ = arena_mark_;
+        return;
+    }
     FreeList doomed;
     Pool& pl = pool();
     std::lock_guard<std::mutex> lock(pl.mu);

@@ -28,6 +28,7 @@ constexpr int kIdleSlots = 4;
 // One call's workspace: 64-byte aligned (from 1 MiB on: 2 MiB aligned, whole 2 MiB pages and
 // advised as transparent huge pages, where the call's cap allows), given back to the pool when
 // the lease ends.
+class WorkspaceArena;
 class WorkspaceLease {
 public:
     WorkspaceLease() = default;
@@ -41,6 +42,29 @@ private:
     void* p_ = nullptr;
     std::size_t capacity_ = 0;  // bytes allocated (>= the bytes asked for)
     std::size_t retain_ = 0;    // the pool's retain limit for this buffer's call
+    WorkspaceArena* arena_ = nullptr;  // carved from an arena (below): given back to it
+    std::size_t arena_mark_ = 0;       // the arena's use before this lease
+};
+
+// While it lives, the leases of its thread that fit are carved from [base, base + bytes), last
+// in first out, instead of taken from the pool. For the small GEMM an auto call certifies first
+// (kernels/driver/gemm_sample.h): its engines lease their workspaces from the one buffer the
+// sample leased, so the pool holds no small buffer of the sample's for the call's own leases to
+// supersede (then a second call would allocate, and fault, afresh), and the sample borrows the
+// call's idle buffer in a later call.
+class WorkspaceArena {
+public:
+    WorkspaceArena(void* base, std::size_t bytes);
+    ~WorkspaceArena();
+    WorkspaceArena(const WorkspaceArena&) = delete;
+    WorkspaceArena& operator=(const WorkspaceArena&) = delete;
+
+private:
+    friend const char* lease_workspace(std::size_t, std::size_t, WorkspaceLease*);
+    friend class WorkspaceLease;
+    char* base_;
+    std::size_t bytes_, used_ = 0;
+    WorkspaceArena* outer_;  // the thread's arena before this one
 };
 
 // Leases `bytes` (cap: the call's workspace cap, 0 = none). Returns nullptr, or

@@ -55,6 +55,49 @@ void test_bigger_request_supersedes_smaller_idle(void**) {
     assert_int_equal(s.idle_bytes, 4 * kMiB);
 }
 
+// An arena serves its thread's leases from its own bytes, last in first out, 64-byte aligned,
+// without the pool; a lease it cannot hold, another thread's and any after it go to the pool.
+void test_arena_carves_its_threads_leases(void**) {
+    workspace_pool_trim();
+    std::vector<char> bytes(kMiB + 64);
+    char* base = bytes.data() + (64 - reinterpret_cast<std::uintptr_t>(bytes.data()) % 64) % 64;
+    const WorkspacePoolStats before = workspace_pool_stats();
+    const auto inside = [&](const WorkspaceLease& w, std::size_t n) {
+        const char* p = static_cast<const char*>(w.data());
+        return p >= base && p + n <= base + kMiB && reinterpret_cast<std::uintptr_t>(p) % 64 == 0;
+    };
+    {
+        WorkspaceArena arena(base, kMiB);
+        WorkspaceLease first;
+        assert_null(lease_workspace(100, 0, &first));
+        assert_ptr_equal(first.data(), base);
+        {
+            WorkspaceLease second;
+            assert_null(lease_workspace(kMiB / 2, 0, &second));
+            assert_true(inside(second, kMiB / 2));
+            assert_ptr_equal(second.data(), base + 128);
+            WorkspaceLease too_big;  // does not fit what is left: from the pool
+            assert_null(lease_workspace(kMiB / 2, 0, &too_big));
+            assert_false(inside(too_big, 1));
+            bool other_inside = true;
+            std::thread other([&] {
+                WorkspaceLease w;
+                other_inside = lease_workspace(64, 0, &w) != nullptr || inside(w, 1);
+            });
+            other.join();
+            assert_false(other_inside);
+        }
+        WorkspaceLease again;  // second's bytes are free again
+        assert_null(lease_workspace(kMiB / 2, 0, &again));
+        assert_ptr_equal(again.data(), base + 128);
+    }
+    WorkspaceLease after;
+    assert_null(lease_workspace(64, 0, &after));
+    assert_false(inside(after, 1));
+    const WorkspacePoolStats s = workspace_pool_stats();
+    assert_int_equal(s.fresh + s.reused, before.fresh + before.reused + 3);  // too_big, other's, after
+}
+
 // From 1 MiB on a workspace is whole 2 MiB pages, 2 MiB aligned (one page fault per 2 MiB where
 // transparent huge pages are on); below, or where whole pages would pass the cap, it is the
 // bytes asked for, 64-byte aligned.
@@ -247,6 +290,7 @@ int main(int argc, char** argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reuse_same_size),
         cmocka_unit_test(test_bigger_request_supersedes_smaller_idle),
+        cmocka_unit_test(test_arena_carves_its_threads_leases),
         cmocka_unit_test(test_large_workspace_is_whole_huge_pages),
         cmocka_unit_test(test_cap_bounds_request_and_what_is_kept),
         cmocka_unit_test(test_concurrent_leases_are_distinct),
