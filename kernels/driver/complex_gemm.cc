@@ -109,6 +109,20 @@ Fp64Repairer zgemm_repairer(const GemmArgs<std::complex<double>>& g) {
 // allocate its component buffers anyway (2N x 2K BF16 values per slice).
 bool too_large(int n, int k) { return n > (INT_MAX - 64) / 2 || k > (INT_MAX - 64) / 2; }
 
+// The INT8 engine's view of a ZGEMM (the real GEMM of the parts), without its writer and repairs.
+Int8Gemm int8_zgemm(const GemmArgs<std::complex<double>>& g, const StructuralTest& structural) {
+    Int8Gemm call;
+    call.a = view_a(g);
+    call.b = view_b(g);
+    call.m = g.m;
+    call.n = 2 * g.n;
+    call.k = 2 * g.k;
+    call.gamma_terms = g.k + 1;  // per part, as the BF16 certificate's (docs/fp64-certificate.md, Section 9)
+    call.complex_parts = true;
+    call.structural = structural;
+    return call;
+}
+
 }  // namespace
 
 std::size_t cgemm_workspace_bytes(int m, int n, int k, int threads, Backend backend) {
@@ -132,20 +146,18 @@ const char* emulate_cgemm(const GemmArgs<std::complex<float>>& g, const RunOptio
 const char* emulate_zgemm_int8(const GemmArgs<std::complex<double>>& g, const RunOptions& opt,
                                const StructuralTest& structural) {
     if (too_large(g.n, g.k)) return reason::memory_alloc_failed;
-    Int8Gemm call;
-    call.a = view_a(g);
-    call.b = view_b(g);
-    call.m = g.m;
-    call.n = 2 * g.n;
-    call.k = 2 * g.k;
-    call.gamma_terms = g.k + 1;  // per part, as the BF16 certificate's (docs/fp64-certificate.md, Section 9)
-    call.complex_parts = true;
+    Int8Gemm call = int8_zgemm(g, structural);
     call.write = [&g](int i0, int j0, int rows, int cols, const double* acc) {
         write_complex_block(g, i0, j0, rows, cols, acc);
     };
     call.repairer = zgemm_repairer(g);
-    call.structural = structural;
     return run_int8_fp64_gemm(call, opt);
+}
+
+const char* decide_zgemm_int8(const GemmArgs<std::complex<double>>& g, const RunOptions& opt,
+                              const StructuralTest& structural, Int8Decision* out) {
+    if (too_large(g.n, g.k)) return reason::memory_alloc_failed;
+    return int8_fp64_decide(int8_zgemm(g, structural), opt, out);
 }
 
 const char* prepare_zgemm(const GemmArgs<std::complex<double>>& g, const RunOptions& opt, PreparedDgemm* out) {

@@ -126,6 +126,14 @@ struct StructuralTest;
 const char* emulate_dgemm_int8(const GemmArgs<double>& args, const RunOptions& opt, const StructuralTest& structural);
 const char* emulate_zgemm_int8(const GemmArgs<std::complex<double>>& args, const RunOptions& opt,
                                const StructuralTest& structural);
+// Auto's decision alone, nothing split or written (int8_fp64_decide): the count of moduli the
+// certificate would pick and how many entries (ZGEMM: parts) fail there; nullptr with *out
+// filled, else a forward reason of the facts' or the workspace's.
+struct Int8Decision;
+const char* decide_dgemm_int8(const GemmArgs<double>& args, const RunOptions& opt, const StructuralTest& structural,
+                              Int8Decision* out);
+const char* decide_zgemm_int8(const GemmArgs<std::complex<double>>& args, const RunOptions& opt,
+                              const StructuralTest& structural, Int8Decision* out);
 
 // Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
 // imaginary parts, 2K deep and 2N wide: four real products per slice pair

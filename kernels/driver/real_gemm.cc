@@ -57,6 +57,18 @@ Fp64Repairer dgemm_repairer(const GemmArgs<double>& g) {
     };
 }
 
+// The INT8 engine's view of a DGEMM, without its writer and repairs.
+Int8Gemm int8_dgemm(const GemmArgs<double>& g, const StructuralTest& structural) {
+    Int8Gemm call;
+    call.a = {normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
+    call.b = {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
+    call.m = g.m;
+    call.n = g.n;
+    call.k = g.k;
+    call.structural = structural;
+    return call;
+}
+
 }  // namespace
 
 const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
@@ -70,16 +82,15 @@ const char* emulate_sgemm(const GemmArgs<float>& g, const RunOptions& opt) {
 }
 
 const char* emulate_dgemm_int8(const GemmArgs<double>& g, const RunOptions& opt, const StructuralTest& structural) {
-    Int8Gemm call;
-    call.a = {normalise_trans(g.transa), g.m, g.k, g.a, g.lda};
-    call.b = {normalise_trans(g.transb), g.k, g.n, g.b, g.ldb};
-    call.m = g.m;
-    call.n = g.n;
-    call.k = g.k;
+    Int8Gemm call = int8_dgemm(g, structural);
     call.write = [&g](int i0, int j0, int rows, int cols, const double* acc) { write_block(g, i0, j0, rows, cols, acc); };
     call.repairer = dgemm_repairer(g);
-    call.structural = structural;
     return run_int8_fp64_gemm(call, opt);
+}
+
+const char* decide_dgemm_int8(const GemmArgs<double>& g, const RunOptions& opt, const StructuralTest& structural,
+                              Int8Decision* out) {
+    return int8_fp64_decide(int8_dgemm(g, structural), opt, out);
 }
 
 const char* prepare_dgemm(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* out) {

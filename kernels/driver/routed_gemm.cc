@@ -5,13 +5,16 @@
 #include <cmath>
 #include <functional>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/driver/emulated_gemm.h"
+#include "kernels/driver/gemm_sample.h"
 #include "kernels/certificate/fp64_certificate.h"
 #include "kernels/certificate/fp64_structural_zeros.h"
 #include "kernels/common/reasons.h"
 #include "kernels/driver/macro_kernel.h"
+#include "kernels/int8/int8_certificate.h"
 #include "kernels/isa/microkernel.h"
 
 namespace amxblas::kernels {
@@ -51,6 +54,19 @@ bool k1_uncertified(const GemmArgs<double>& g, double tol) {
 // n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing real entries into the
 // count of C's entries recomputed, for the log. structural: the certificate's tests for entries
 // zero by structure (fp64_structural_zeros.h), in the real GEMM's indices.
+// The first pass of that certificate: the depth it picks and the entries failing there, in
+// *cert (no fail_at). False, with nothing decided, when no depth applies (begin refuses).
+bool bf16_decide(PreparedDgemm* prepared, int k, int gamma_terms, const RunOptions& opt, StructuralTest structural,
+                 Fp64BlockCertificate* block_cert, Fp64Certificate* cert) {
+    if (!block_cert->begin(prepared->a, prepared->b, k, opt.fp64_tol, 3, opt.threads, gamma_terms, std::move(structural)))
+        return false;
+    lower_bound_blocks(prepared, [&](int i0, int j0, int rows, int cols, const double* acc) {
+        block_cert->add_block(i0, j0, rows, cols, acc, kBlockN, 1);
+    });
+    block_cert->decide(cert);
+    return true;
+}
+
 template <typename EntriesOf>
 const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, int gamma_terms, const RunOptions& opt,
                                 StructuralTest structural, EntriesOf&& entries_of) {
@@ -58,18 +74,13 @@ const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, in
     const Clock::time_point t0 = Clock::now();
     Fp64BlockCertificate block_cert;
     Fp64Certificate cert;
-    if (!block_cert.begin(prepared->a, prepared->b, k, opt.fp64_tol, 3, opt.threads, gamma_terms, std::move(structural)))
+    if (!bf16_decide(prepared, k, gamma_terms, opt, std::move(structural), &block_cert, &cert))
         return reason::accuracy_uncertified;
-    const auto lower_pass = [&](const LowerBlockVisitor& visit) { lower_bound_blocks(prepared, visit); };
-    lower_pass([&](int i0, int j0, int rows, int cols, const double* acc) {
-        block_cert.add_block(i0, j0, rows, cols, acc, kBlockN, 1);
-    });
-    block_cert.decide(&cert);
     const bool repairable = cert.failing <= fp64_repair_limit(m, n);
     if (cert.failing > 0 && repairable) {
         // The failing entries, from the lower bound computed once more: it is never kept whole.
         std::mutex hold;
-        lower_pass([&](int i0, int j0, int rows, int cols, const double* acc) {
+        lower_bound_blocks(prepared, [&](int i0, int j0, int rows, int cols, const double* acc) {
             std::vector<std::size_t> mine;
             block_cert.failing_in(i0, j0, rows, cols, acc, kBlockN, 1, &mine);
             std::lock_guard<std::mutex> lock(hold);
@@ -114,11 +125,61 @@ bool bf16_after_int8(const RunOptions& opt, const char* why) {
     return opt.fp64_engine == Fp64Engine::automatic && why == reason::accuracy_uncertified;
 }
 
-}  // namespace
+// The engines' decisions on DGEMM's and ZGEMM's arguments, for sample_uncertified.
+const char* decide_int8(const GemmArgs<double>& g, const RunOptions& opt, const StructuralTest& t, Int8Decision* d) {
+    return decide_dgemm_int8(g, opt, t, d);
+}
+const char* decide_int8(const GemmArgs<std::complex<double>>& g, const RunOptions& opt, const StructuralTest& t,
+                        Int8Decision* d) {
+    return decide_zgemm_int8(g, opt, t, d);
+}
+const char* prepare(const GemmArgs<double>& g, const RunOptions& opt, PreparedDgemm* p) {
+    return prepare_dgemm(g, opt, p);
+}
+const char* prepare(const GemmArgs<std::complex<double>>& g, const RunOptions& opt, PreparedDgemm* p) {
+    return prepare_zgemm(g, opt, p);
+}
+
+// Auto, before an engine pays for its certificate on the whole call: a sample of C's entries
+// (gemm_sample.h) is certified by each engine auto would try, at the count that engine would
+// pick. When more than half of the sampled entries fail for every one of them, the call is
+// forwarded (accuracy:uncertified) at the sample's cost. The whole call forwards from 1/16
+// failing (fp64_repair_limit): the factor of 8 between the two is the sample's margin. A call
+// whose sample passes runs as before, so the sample changes no routed result. The sample is a
+// GEMM of its own, certified as the call would be: DGEMM's r x c entries at depth K; ZGEMM's
+// 2 r c parts at depth 2K, each against gamma_{K+1}.
+template <typename T>
+bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt) {
+    constexpr int parts = std::is_same_v<T, double> ? 1 : 2;
+    if (parts == 1 && g.k == 1) return false;  // k1_uncertified decides those at O(M + N)
+    GemmSample<T> sample;
+    if (!sample_gemm(g, opt, &sample)) return false;
+    const GemmArgs<T>& s = sample.args;
+    RunOptions one = opt;  // the sample is small: one thread; nothing of it is timed or reported
+    one.threads = 1;
+    one.times = nullptr;
+    one.fp64_report = nullptr;
+    const auto most_fail = [&sample](long failing) { return 2 * failing > parts * sample.entries(); };
+    StructuralZeros<T> zeros(s);
+    const StructuralTest structural{[&zeros](int i, int j) { return zeros.spans_apart(i, j / parts); },
+                                    [&zeros](int i, int j) { return zeros.terms_zero(i, j / parts); }};
+    if (takes_int8(opt)) {
+        Int8Decision d;
+        if (decide_int8(s, one, structural, &d) || !most_fail(d.failing)) return false;
+        if (!bf16_after_int8(opt, reason::accuracy_uncertified)) return true;
+    }
+    PreparedDgemm prepared;
+    if (prepare(s, one, &prepared)) return false;
+    Fp64BlockCertificate block_cert;
+    Fp64Certificate cert;
+    const int gamma_terms = parts == 1 ? 0 : g.k + 1;
+    return !bf16_decide(&prepared, parts * g.k, gamma_terms, one, structural, &block_cert, &cert) ||
+           most_fail(cert.failing);
+}
 
 // Fixed product counts need no check between the phases: the normalised slices keep every
 // product and panel sum in range (kernels/isa/split.h). Auto certifies each entry first.
-const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt) {
+const char* run_dgemm(const GemmArgs<double>& args, const RunOptions& opt) {
     if (takes_int8(opt)) {
         StructuralZeros<double> zeros(args);
         const char* why = emulate_dgemm_int8(args, opt, {[&zeros](int i, int j) { return zeros.spans_apart(i, j); },
@@ -137,11 +198,7 @@ const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt) {
                                [](const Fp64Certificate& c) { return c.failing; });
 }
 
-const char* emulate_gemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt) {
-    return emulate_cgemm(args, opt);
-}
-
-const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt) {
+const char* run_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt) {
     if (takes_int8(opt)) {
         StructuralZeros<std::complex<double>> zeros(args);
         const char* why =
@@ -170,6 +227,35 @@ const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOp
         std::sort(e.begin(), e.end());
         return long(std::unique(e.begin(), e.end()) - e.begin());
     });
+}
+
+// Auto: the sample first (sample_uncertified), then run() unless the sample forwards. The
+// sample's time counts as the certificate's (PhaseTimes, zeroed first: the engines set only
+// the phases they ran).
+template <typename T, typename Run>
+const char* sampled_first(const GemmArgs<T>& args, const RunOptions& opt, Run&& run) {
+    if (opt.fp64_products != kFp64Auto) return run();
+    if (opt.times) *opt.times = PhaseTimes{};
+    const double t0 = now_s();
+    const bool refused = sample_uncertified(args, opt);
+    const double sample_s = now_s() - t0;
+    const char* why = refused ? reason::accuracy_uncertified : run();
+    if (opt.times) opt.times->certificate_s += sample_s;
+    return why;
+}
+
+}  // namespace
+
+const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt) {
+    return sampled_first(args, opt, [&] { return run_dgemm(args, opt); });
+}
+
+const char* emulate_gemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt) {
+    return emulate_cgemm(args, opt);
+}
+
+const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt) {
+    return sampled_first(args, opt, [&] { return run_zgemm(args, opt); });
 }
 
 }  // namespace amxblas::kernels

@@ -6,7 +6,9 @@
 // AMXBLAS_FP64_PRODUCTS=auto, the per-entry certificate on what the split found and on the
 // lower bound of |A||B|, block by block (kernels/certificate/fp64_certificate.h: it picks the
 // product count and the entries to recompute in FP64, or forwards with accuracy:uncertified),
-// then compute (split and pack chunk by chunk, products, C). Nothing is written to C unless the call returns nullptr; otherwise
+// then compute (split and pack chunk by chunk, products, C). Before either engine's certificate
+// runs on the whole call, auto certifies a sample of its entries and forwards a call whose
+// sample mostly fails (kernels/driver/gemm_sample.h; docs/fp64-certificate.md, Section 11). Nothing is written to C unless the call returns nullptr; otherwise
 // the return value is the forward reason (kernels/driver/emulated_gemm.h lists the kernels' own).
 #pragma once
 

@@ -44,13 +44,34 @@ struct Facts {
     Int8OperandFacts a, b;
 };
 
-// Step 2: the magnitude product and the certificate; fail_at gets the entries to repair.
+// The micro-kernels of opt's backend, with the portable INT8 product where the set has none
+// for the packer's layout.
+MicroKernels int8_kernels(const RunOptions& opt) {
+    MicroKernels mk = kernels_for(opt);
+    // The packer lays the residues out for kAmxInt8Geometry (int8_pack.h): a set without an
+    // INT8 product for it (a caller's own, RunOptions::microkernels) takes the portable one.
+    if (!mk.product_s8 || mk.int8_geometry != kAmxInt8Geometry) {
+        mk.product_s8 = reference_product_s8;
+        mk.int8_geometry = kAmxInt8Geometry;
+    }
+    return mk;
+}
+
+const char* operand_facts(const Int8Gemm& call, const RunOptions& opt, Facts* f) {
+    if (const char* why = int8_operand_facts(call.a, true, opt.threads, &f->a)) return why;
+    return int8_operand_facts(call.b, false, opt.threads, &f->b);
+}
+
+// Step 2: the magnitude product and the certificate; fail_at (unless null) gets the entries to
+// repair.
 const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt, const MicroKernels& mk,
                     Int8Decision* decision, std::vector<std::size_t>* fail_at) {
     Int8BlockCertificate cert;
     if (!cert.begin(f.a, f.b, call.gamma_terms ? call.gamma_terms : call.k, opt.fp64_tol, kInt8MinModuli,
-                    call.structural))
+                    call.structural)) {
+        decision->failing = long(call.m) * call.n;  // no count applies: every entry fails
         return reason::accuracy_uncertified;
+    }
     const Int8Chunking ch = chunking_for(call, 1, true, opt);
     WorkspaceLease lease;
     if (const char* why = lease_workspace(int8_workspace_bytes(ch, opt.threads), opt.workspace_cap_bytes, &lease))
@@ -85,7 +106,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
     });
     cert.decide(decision);
     if (decision->failing > fp64_repair_limit(call.m, call.n)) return reason::accuracy_uncertified;
-    if (decision->failing > 0) {
+    if (decision->failing > 0 && fail_at) {
         std::mutex hold;
         lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
             std::vector<std::size_t> mine;
@@ -198,17 +219,10 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
         const bool automatic = opt.fp64_products == kFp64Auto;
         if (!automatic && (opt.fp64_products < kInt8MinModuli || opt.fp64_products > kInt8MaxModuli))
             return reason::config_fp64_products;
-        MicroKernels mk = kernels_for(opt);
-        // The packer lays the residues out for kAmxInt8Geometry (int8_pack.h): a set without an
-        // INT8 product for it (a caller's own, RunOptions::microkernels) takes the portable one.
-        if (!mk.product_s8 || mk.int8_geometry != kAmxInt8Geometry) {
-            mk.product_s8 = reference_product_s8;
-            mk.int8_geometry = kAmxInt8Geometry;
-        }
+        const MicroKernels mk = int8_kernels(opt);
         const double t0 = now_s();
         Facts f;
-        if (const char* why = int8_operand_facts(call.a, true, opt.threads, &f.a)) return why;
-        if (const char* why = int8_operand_facts(call.b, false, opt.threads, &f.b)) return why;
+        if (const char* why = operand_facts(call, opt, &f)) return why;
         const double t1 = now_s();
         int count = opt.fp64_products;
         Int8Decision decision;
@@ -243,6 +257,16 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
             opt.fp64_report->repaired = long(fail_at.size());
         }
         return nullptr;
+    });
+}
+
+const char* int8_fp64_decide(const Int8Gemm& call, const RunOptions& opt, Int8Decision* out) {
+    return guarded([&]() -> const char* {
+        if (const char* why = check_backend(opt)) return why;
+        Facts f;
+        if (const char* why = operand_facts(call, opt, &f)) return why;
+        const char* why = certify(call, f, opt, int8_kernels(opt), out, nullptr);
+        return why == reason::accuracy_uncertified ? nullptr : why;
     });
 }
 

@@ -31,6 +31,12 @@ struct Int8Gemm {
 
 const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt);
 
+// Steps 1 and 2 of an auto call alone, nothing split or written (the sampled decision,
+// kernels/driver/uncertified_sample.h): the count auto would pick and the entries failing there.
+// nullptr with *out filled, else a forward reason of the facts' or the workspace's.
+struct Int8Decision;
+const char* int8_fp64_decide(const Int8Gemm& call, const RunOptions& opt, Int8Decision* out);
+
 // Bytes one call allocates at most (the larger of its passes), at most 48 MiB whatever the size.
 std::size_t int8_dgemm_workspace_bytes(int m, int n, int k, int threads, int moduli);
 

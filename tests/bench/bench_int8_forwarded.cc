@@ -1,7 +1,9 @@
 // Part 5 of amxblas_bench_int8: what a call that FP64 auto forwards costs, against calling
 // OpenBLAS directly (issue 25's target: at most 1.10x). Under the default engine (automatic)
 // a call the INT8 certificate cannot pass goes on to BF16's auto, and a call neither passes
-// is forwarded: the user pays both attempts and then OpenBLAS's call. Timed: the captured DFT
+// is forwarded: the user pays both attempts and then OpenBLAS's call, or, where a sample of
+// the call's entries mostly fails (docs/fp64-certificate.md, Section 11), the sample's
+// attempts instead. Timed: the captured DFT
 // calls the automatic engine forwards (with --dft), and N = 256 and 1024 inputs that no count
 // of either engine can certify (below); each as attempt + OpenBLAS against OpenBLAS alone,
 // alternated, medians of --reps after a warm-up.
