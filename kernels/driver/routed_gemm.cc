@@ -48,14 +48,9 @@ bool k1_uncertified(const GemmArgs<double>& g, double tol) {
     return rows * cols > fp64_repair_limit(g.m, g.n);
 }
 
-// Auto, after a successful prepare: the certificate on what the split found and on the lower
-// bound of |A||B| (lower_bound_blocks, block by block) picks the products and the entries to
-// repair, or the call forwards (C untouched). m, n, k: the real GEMM's sizes; gamma_terms: the
-// n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing real entries into the
-// count of C's entries recomputed, for the log. structural: the certificate's tests for entries
-// zero by structure (fp64_structural_zeros.h), in the real GEMM's indices.
-// The first pass of that certificate: the depth it picks and the entries failing there, in
-// *cert (no fail_at). False, with nothing decided, when no depth applies (begin refuses).
+// The BF16 certificate's first pass on a call prepared under auto: the depth it picks and the
+// entries failing there, in *cert (no fail_at). False, with nothing decided, when no depth
+// applies (begin refuses).
 bool bf16_decide(PreparedDgemm* prepared, int k, int gamma_terms, const RunOptions& opt, StructuralTest structural,
                  Fp64BlockCertificate* block_cert, Fp64Certificate* cert) {
     if (!block_cert->begin(prepared->a, prepared->b, k, opt.fp64_tol, 3, opt.threads, gamma_terms, std::move(structural)))
@@ -67,6 +62,12 @@ bool bf16_decide(PreparedDgemm* prepared, int k, int gamma_terms, const RunOptio
     return true;
 }
 
+// Auto, after a successful prepare: the certificate on what the split found and on the lower
+// bound of |A||B| (lower_bound_blocks, block by block) picks the products and the entries to
+// repair, or the call forwards (C untouched). m, n, k: the real GEMM's sizes; gamma_terms: the
+// n of the bound gamma_n (0: k, DGEMM's); entries_of turns the failing real entries into the
+// count of C's entries recomputed, for the log. structural: the certificate's tests for entries
+// zero by structure (fp64_structural_zeros.h), in the real GEMM's indices.
 template <typename EntriesOf>
 const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, int gamma_terms, const RunOptions& opt,
                                 StructuralTest structural, EntriesOf&& entries_of) {
