@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/common/chunk_plan.h"
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/int8_gemm.h"
@@ -32,7 +33,9 @@ bool sample_gemm(const GemmArgs<T>& g, const RunOptions& opt, GemmSample<T>* out
     const std::size_t engines = std::max(int8_dgemm_workspace_bytes(r, parts * c, parts * g.k, 1, kInt8MinModuli),
                                          dgemm_auto_workspace_bytes(r, parts * c, parts * g.k, 1, opt.backend));
     const std::size_t copies = ((std::size_t(r) + c) * k * sizeof(T) + 63) / 64 * 64;
-    if (lease_workspace(copies + engines, 0, &out->lease)) return false;
+    // No more than a call's own chunk budget (a very deep K is not sampled), and within its cap.
+    if (copies + engines > kChunkBudgetBytes) return false;
+    if (lease_workspace(copies + engines, opt.workspace_cap_bytes, &out->lease)) return false;
     out->arena.emplace(static_cast<char*>(out->lease.data()) + copies, engines);
     T* a = static_cast<T*>(out->lease.data());
     T* b = a + std::size_t(r) * k;
