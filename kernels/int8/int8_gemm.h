@@ -32,7 +32,7 @@ struct Int8Gemm {
 const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt);
 
 // Steps 1 and 2 of an auto call alone, nothing split or written (the sampled decision,
-// kernels/driver/uncertified_sample.h): the count auto would pick and the entries failing there.
+// kernels/driver/gemm_sample.h): the count auto would pick and the entries failing there.
 // nullptr with *out filled, else a forward reason of the facts' or the workspace's.
 struct Int8Decision;
 const char* int8_fp64_decide(const Int8Gemm& call, const RunOptions& opt, Int8Decision* out);
