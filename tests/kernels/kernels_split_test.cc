@@ -183,6 +183,33 @@ void test_fp64_split_zero_and_powers(void**) {
     assert_int_equal(sc.active, 2);  // nothing left after slice 1
 }
 
+// Zeros of either sign split into +0 in every slice (the slice buffers are reused: each must be
+// written) and raise no residual maximum, wherever they sit among other values.
+void test_fp64_split_zeros_among_values(void**) {
+    const SplitKernels& sk = split_kernels_portable();
+    const std::vector<double> x = {0.0, 1.0 - 0x1p-30, -0.0, -0x1.23456789abcdep-3, 0.0, 0x1p-60};
+    std::vector<double> nonzero;
+    for (double e : x)
+        if (e != 0) nonzero.push_back(e);
+    Fp64Scales sc;
+    assert_null(fp64_scales({'N', int(x.size()), 1, x.data(), int(x.size())}, sk, 1, kFp64Slices, &sc));
+    std::vector<std::vector<bf16_t>> s(kFp64Slices, std::vector<bf16_t>(x.size(), 0x7777));
+    bf16_t* sp[kFp64Slices];
+    for (int t = 0; t < kFp64Slices; ++t) sp[t] = s[t].data();
+    double with[kFp64Slices + 1] = {}, without[kFp64Slices + 1] = {};
+    assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, sp, with)), 0);
+    std::vector<std::vector<bf16_t>> s2(kFp64Slices, std::vector<bf16_t>(nonzero.size()));
+    bf16_t* sp2[kFp64Slices];
+    for (int t = 0; t < kFp64Slices; ++t) sp2[t] = s2[t].data();
+    assert_int_equal(int(sk.fp64(nonzero.data(), nonzero.size(), sc, sp2, without)), 0);
+    for (int t = 0; t <= kFp64Slices; ++t) assert_true(with[t] == without[t]);
+    for (int t = 0; t < kFp64Slices; ++t)
+        for (std::size_t i = 0, q = 0; i < x.size(); ++i) {
+            if (x[i] == 0) assert_int_equal(s[t][i], 0);
+            else assert_int_equal(s[t][i], s2[t][q++]);
+        }
+}
+
 // Normalised slices stay normal BF16 numbers at both ends of the range: bits far below 2^-126
 // (2^-100 + 2^-140: its second slice is 2^-140, stored as 1.0), the largest BF16 and the value
 // past it that rounds up to 2^128 on its grid (stored as 1.0 with v = 128). Inf/NaN is reported.
@@ -524,6 +551,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_fp64_split_bounds),
         cmocka_unit_test(test_fp64_split_odd),
         cmocka_unit_test(test_fp64_split_zero_and_powers),
+        cmocka_unit_test(test_fp64_split_zeros_among_values),
         cmocka_unit_test(test_fp64_split_extremes_normalised),
         cmocka_unit_test(test_avx512_split_bitwise),
         cmocka_unit_test(test_avx512_pack_bitwise),

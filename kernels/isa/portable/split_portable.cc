@@ -58,6 +58,10 @@ SliceStatus fp64_split_portable(const double* x, std::size_t n, const Fp64Scales
     int worst = 0;
     for (std::size_t i = 0; i < n; ++i) {
         double v = x[i];
+        if (v == 0) {  // +0 in every slice and no maximum raised: what the loop below gives a zero
+            for (int t = 0; t < sc.slices; ++t) s[t][i] = 0;
+            continue;
+        }
         for (int t = 0; t < sc.slices; ++t) {
             if (Track && std::fabs(v) > resid_max[t]) resid_max[t] = std::fabs(v);
             if (t >= sc.active) {
