@@ -108,6 +108,11 @@ constexpr std::size_t kWorkerStackTouch = std::size_t(32) << 10;
 void* worker_main(void* arg) {
     Worker* w = static_cast<Worker*>(arg);
     touch_worker_stack();
+    // The caller yields only when a worker is slow to free its slot (run_parallel, under load):
+    // the first such yield of a process faulted in libc's code page of sched_yield inside a
+    // warm call (kernels_second_call_test's one fault with a busy core beside it; perf's
+    // exceptions:page_fault_user put every one of them at __sched_yield). Map it now.
+    sched_yield();
     for (;;) {
         Job* j = wait_for_job(w);
         if (!w->slot.compare_exchange_strong(j, kRunning, std::memory_order_acq_rel)) continue;  // withdrawn
