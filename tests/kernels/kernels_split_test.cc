@@ -210,6 +210,81 @@ void test_fp64_split_zeros_among_values(void**) {
         }
 }
 
+// The FP64 split as Section 1 of docs/fp64-certificate.md defines it, one value at a time: what
+// the portable split, which runs values side by side in runs (split_portable.cc), must give
+// bit for bit, with its status and residual maxima.
+SliceStatus split_value_by_value(const std::vector<double>& x, const Fp64Scales& sc, std::vector<bf16_t>* s,
+                                 double* resid_max) {
+    int worst = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        double v = x[i];
+        for (int t = 0; t < sc.slices; ++t) {
+            resid_max[t] = std::max(resid_max[t], std::fabs(v));
+            if (t >= sc.active) {
+                s[t][i] = 0;
+                continue;
+            }
+            const double c = (v + sc.sigma[t]) - sc.sigma[t];
+            const double z = c * sc.norm[t];
+            if (z != 0 && std::fabs(z) < 0x1p-126) worst = std::max(worst, 1);
+            if (std::fabs(z) > 0x1.FEp127) worst = 2;
+            s[t][i] = bf16_rne(static_cast<float>(z));
+            v -= c;
+        }
+        resid_max[sc.slices] = std::max(resid_max[sc.slices], std::fabs(v));
+    }
+    return SliceStatus(worst);
+}
+
+void test_fp64_split_runs_value_by_value(void**) {
+    const SplitKernels& sk = split_kernels_portable();
+    kt::Rng r(11);
+    const auto compare = [&](const std::vector<double>& x, const Fp64Scales& sc) {
+        std::vector<bf16_t> want[kFp64Slices], got[kFp64Slices];
+        bf16_t* gp[kFp64Slices];
+        for (int t = 0; t < kFp64Slices; ++t) {
+            want[t].assign(x.size(), 0x7777);
+            got[t].assign(x.size(), 0x7777);  // a slice the split forgets to write shows
+            gp[t] = got[t].data();
+        }
+        double want_max[kFp64Slices + 1] = {}, got_max[kFp64Slices + 1] = {};
+        const SliceStatus expect = split_value_by_value(x, sc, want, want_max);
+        assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, gp, got_max)), int(expect));
+        for (int t = 0; t <= sc.slices; ++t) assert_true(got_max[t] == want_max[t]);
+        for (int t = 0; t < sc.slices; ++t) assert_memory_equal(got[t].data(), want[t].data(), x.size() * sizeof(bf16_t));
+        assert_int_equal(int(sk.fp64(x.data(), x.size(), sc, gp, nullptr)), int(expect));  // untracked: same slices
+        for (int t = 0; t < sc.slices; ++t) assert_memory_equal(got[t].data(), want[t].data(), x.size() * sizeof(bf16_t));
+        return expect;
+    };
+    // Lengths about the run of 64 values, with runs of zeros (aligned or not) among the values.
+    for (std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(63), std::size_t(64), std::size_t(65),
+                          std::size_t(130), std::size_t(257)})
+        for (int range : {1, 40, 300}) {
+            std::vector<double> x(n);
+            for (auto& e : x) e = std::ldexp(r.uniform() - 0.5, int(r.uniform() * range) - range / 2);
+            for (std::size_t i = 64; i < std::min(n, std::size_t(128)); ++i) x[i] = (i & 1) ? 0.0 : -0.0;
+            for (std::size_t i = 3; i < std::min(n, std::size_t(9)); ++i) x[i] = 0.0;
+            Fp64Scales sc;
+            assert_null(fp64_scales({'N', int(n), 1, x.data(), int(n)}, sk, 1, kFp64Slices, &sc));
+            compare(x, sc);
+            Fp64Scales fewer = sc;  // a route of 4 slices, of which 2 active
+            fewer.slices = 4;
+            fewer.active = std::min(sc.active, 2);
+            compare(x, fewer);
+        }
+    // The safety net's statuses: scales that push a slice past BF16's range or below its normal
+    // range (the norms are the split's input; fp64_scales never gives these).
+    std::vector<double> x(100);
+    for (auto& e : x) e = r.uniform() + 0.5;
+    Fp64Scales sc;
+    assert_null(fp64_scales({'N', 100, 1, x.data(), 100}, sk, 1, kFp64Slices, &sc));
+    Fp64Scales big = sc, small = sc;
+    big.norm[1] = 0x1p200;
+    small.norm[2] = 0x1p-200;
+    assert_int_equal(int(compare(x, big)), int(SliceStatus::overflow));
+    assert_int_equal(int(compare(x, small)), int(SliceStatus::subnormal));
+}
+
 // Normalised slices stay normal BF16 numbers at both ends of the range: bits far below 2^-126
 // (2^-100 + 2^-140: its second slice is 2^-140, stored as 1.0), the largest BF16 and the value
 // past it that rounds up to 2^128 on its grid (stored as 1.0 with v = 128). Inf/NaN is reported.
@@ -552,6 +627,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_fp64_split_odd),
         cmocka_unit_test(test_fp64_split_zero_and_powers),
         cmocka_unit_test(test_fp64_split_zeros_among_values),
+        cmocka_unit_test(test_fp64_split_runs_value_by_value),
         cmocka_unit_test(test_fp64_split_extremes_normalised),
         cmocka_unit_test(test_avx512_split_bitwise),
         cmocka_unit_test(test_avx512_pack_bitwise),

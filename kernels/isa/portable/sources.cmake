@@ -11,12 +11,13 @@ target_sources(amxblas_kernels PRIVATE
   ${here}/int8_residues_portable.cc
   ${here}/microkernel_reference.cc
 )
-# The split and the reconstruction do each IEEE operation as written: no FMA contraction.
-set_source_files_properties(${here}/split_portable.cc ${here}/reconstruct_portable.cc
-  PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
+# The split and the reconstruction do each IEEE operation as written: no FMA contraction. The
+# split's FP64 loops are written to vectorize (split_portable.cc), with the flags that lets.
+set_source_files_properties(${here}/reconstruct_portable.cc PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
+set_source_files_properties(${here}/split_portable.cc PROPERTIES COMPILE_OPTIONS "${AMXBLAS_VECTOR_LOOP_FLAGS}")
 set_source_files_properties(${here}/fp64_certificate_portable.cc
   PROPERTIES COMPILE_OPTIONS "${AMXBLAS_CERTIFICATE_FLAGS}")
-set_source_files_properties(${here}/int8_residues_portable.cc PROPERTIES COMPILE_OPTIONS "${AMXBLAS_INT8_PACK_FLAGS}")
+set_source_files_properties(${here}/int8_residues_portable.cc PROPERTIES COMPILE_OPTIONS "${AMXBLAS_VECTOR_LOOP_FLAGS}")
 
 # The reference micro-kernel: the oracle does each SDM step as written (no FMA contraction).
 # -O3, which Release has anyway, also in the sanitizer step's RelWithDebInfo (-O2) and in Debug:
