@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/int8/int8_pack.h"
+#include "kernels/isa/isa.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -133,6 +134,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     alignas(64) double rhs[kCols], tight_rhs[kCols], counted[kCols];
     alignas(64) double thr[kCols];  // the columns' thr, as doubles: one lane width in the loop
     const double kd = double(k_);
+    const detail::Int8ResidueLoops& row_loops = *isa_kernels().int8_residues;
     for (int jc = 0; jc < cols; jc += kCols) {
         const int nc = std::min(kCols, cols - jc), jb = j0 + jc;
         double max_thr = -std::numeric_limits<double>::infinity();
@@ -179,31 +181,13 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                     const double fb = hb < thr[jj] ? 1.0 : 0.0;
                     return ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
                 };
-                const double mc = t.margin[c] * (1 + 0x1p-40);
-                // Counted in FP64 lanes (0 or 1 each, sums exact below 2^53): one vector width
-                // throughout, which plain x86-64 (SSE2) needs; the pragma allows the sums to be
-                // split across lanes. lower_margin may flag more than the entries that lower a
-                // margin (the recheck below decides): lhs = 0 never does (mc lhs is 0 or NaN).
+                // The vectorized test of the row at this count (this instruction set's build,
+                // int8_certificate_row.inc), with lhs_at's expression; lower_margin may flag
+                // more than the entries that lower a margin (the recheck below decides).
+                const detail::Int8RowTest row{n1b, nub, thr, rhs, tight_rhs, counted, hb, pax, pby, pabz,
+                                              t.margin[c] * (1 + 0x1p-40), exact_passes_};
                 double failing = 0, loose = 0, lower_margin = 0;
-                if (exact_passes_) {  // lhs = 0 <= rhs passes: ok is lhs <= rhs
-#pragma omp simd reduction(+ : failing, loose, lower_margin)
-                    for (int jj = 0; jj < nc; ++jj) {
-                        const double lhs = lhs_at(jj);
-                        const double counted_ok = lhs <= rhs[jj] ? counted[jj] : 0.0;
-                        failing += counted[jj] - counted_ok;
-                        loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
-                        lower_margin += rhs[jj] < mc * lhs ? counted_ok : 0.0;
-                    }
-                } else {
-#pragma omp simd reduction(+ : failing, loose, lower_margin)
-                    for (int jj = 0; jj < nc; ++jj) {
-                        const double lhs = lhs_at(jj);
-                        const double counted_ok = lhs != 0 && lhs <= rhs[jj] ? counted[jj] : 0.0;
-                        failing += counted[jj] - counted_ok;
-                        loose += lhs <= tight_rhs[jj] ? 0.0 : counted_ok;
-                        lower_margin += rhs[jj] < mc * lhs ? counted_ok : 0.0;
-                    }
-                }
+                row_loops.row_counts(nc, row, &failing, &loose, &lower_margin);
                 t.failing[c] += std::int64_t(failing);
                 t.loose[c] += std::int64_t(loose);
                 if (exact_passes_ && std::int64_t(failing) == nc - zeros) {

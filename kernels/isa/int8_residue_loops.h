@@ -1,8 +1,9 @@
 // The INT8 engine's per-block loops (kernels/int8/int8_pack.cc, int8_gemm.cc's folds,
-// crt_reconstruct.cc's sums), built once per instruction set
-// of kernels/isa/isas.def from one source, kernels/int8/int8_residue_loops.inc: on AVX-512 they
-// run eight doubles a vector instead of plain x86-64's two. Every build computes the same
-// integers (exact FP64 arithmetic on integers below 2^53; tests/kernels/kernels_int8_residues_test.cc).
+// crt_reconstruct.cc's sums, int8_certificate.cc's block-row test), built once per instruction
+// set of kernels/isa/isas.def from one source, kernels/int8/int8_residue_loops.inc and
+// int8_certificate_row.inc: on AVX-512 they run eight doubles a vector, on AVX2 four, instead
+// of plain x86-64's two. Every build computes the same integers (exact FP64 arithmetic on
+// integers below 2^53) and the same certificate counts (tests/kernels/kernels_int8_residues_test.cc).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,20 @@
 namespace amxblas::kernels::detail {
 
 constexpr int kInt8BlockValues = 2048;  // one packed INT8 block (kAmxInt8Geometry: 32 x 64)
+
+// One count of the INT8 certificate's block-row test (int8_certificate.cc add_block): what the
+// row's nc entries need, column by column, and the row's and the count's factors.
+struct Int8RowTest {
+    const double* n1b;          // the columns' n1
+    const double* nub;          // the columns' 2^nu
+    const double* thr;          // the columns' flag thresholds (flag on: hb < thr)
+    const double* rhs;          // per entry, the right-hand side of the test
+    const double* tight_rhs;    // per entry, the tight test's right-hand side
+    const double* counted;      // per entry, 1 (lhat != 0) or 0 (left to count_entry)
+    double hb, pax, pby, pabz;  // the count's half of op(B); the row's factors at the count
+    double mc;                  // the count's running least margin, times its slack
+    bool zero_passes;           // an lhs of 0 passes (tol gamma >= u)
+};
 
 struct Int8ResidueLoops {
     // out[l][at + i] = round(v[i]) mod basis.m[l] in [-128, 127], i < kInt8BlockValues,
@@ -31,9 +46,13 @@ struct Int8ResidueLoops {
     // each an integer below 2^53 (so exact, in any order).
     void (*crt_sums)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, double* frac,
                      double* limb);
+    // The certificate's test of one count over a row of nc entries (kernels/int8/int8_certificate_row.inc):
+    // how many counted entries fail, pass without being tight, and pass with rhs < mc lhs.
+    void (*row_counts)(int nc, const Int8RowTest& t, double* failing, double* loose, double* lower_margin);
 };
 
 const Int8ResidueLoops& int8_residue_loops_portable();
+const Int8ResidueLoops& int8_residue_loops_avx2();
 const Int8ResidueLoops& int8_residue_loops_avx512();
 
 }  // namespace amxblas::kernels::detail

@@ -24,7 +24,9 @@ constexpr unsigned bit(int n) { return 1u << n; }
 
 // CPUID leaf 1, ECX.
 constexpr unsigned kLeaf1EcxOsxsave = bit(27);
+constexpr unsigned kLeaf1EcxAvx = bit(28);
 // CPUID leaf 7 subleaf 0.
+constexpr unsigned kLeaf7EbxAvx2 = bit(5);
 constexpr unsigned kLeaf7EbxAvx512f = bit(16);
 constexpr unsigned kLeaf7EbxAvx512dq = bit(17);
 constexpr unsigned kLeaf7EbxAvx512bw = bit(30);
@@ -39,9 +41,10 @@ constexpr unsigned kLeaf7s1EaxAvx512Bf16 = bit(5);
 constexpr unsigned kLeafTileInfo = 0x1D;
 constexpr unsigned kAmxPalette1 = 1;
 
-// XCR0 state components the OS must save for ZMM code: SSE(1), AVX(2), opmask(5),
-// ZMM_Hi256(6), Hi16_ZMM(7).
-constexpr std::uint64_t kXcr0ZmmState = bit(1) | bit(2) | bit(5) | bit(6) | bit(7);
+// XCR0 state components the OS must save for YMM code: SSE(1), AVX(2); for ZMM code also
+// opmask(5), ZMM_Hi256(6), Hi16_ZMM(7).
+constexpr std::uint64_t kXcr0YmmState = bit(1) | bit(2);
+constexpr std::uint64_t kXcr0ZmmState = kXcr0YmmState | bit(5) | bit(6) | bit(7);
 
 // Linux uapi asm/prctl.h: ask for permission to use a dynamically enabled XSTATE feature.
 constexpr long kArchReqXcompPerm = 0x1023;
@@ -54,10 +57,18 @@ std::uint64_t xgetbv0() {
     return (std::uint64_t(hi) << 32) | lo;
 }
 
-bool os_saves_zmm() {
+bool os_saves(std::uint64_t state) {
     Regs r1;
     if (!cpuid(1, 0, &r1) || !(r1.ecx & kLeaf1EcxOsxsave)) return false;
-    return (xgetbv0() & kXcr0ZmmState) == kXcr0ZmmState;
+    return (xgetbv0() & state) == state;
+}
+
+bool os_saves_zmm() { return os_saves(kXcr0ZmmState); }
+
+bool detect_avx2() {
+    Regs r1, r7;
+    if (!cpuid(1, 0, &r1) || !(r1.ecx & kLeaf1EcxAvx) || !cpuid(7, 0, &r7)) return false;
+    return (r7.ebx & kLeaf7EbxAvx2) && os_saves(kXcr0YmmState);
 }
 
 bool detect_avx512_split() {
@@ -93,6 +104,11 @@ bool detect_amx_bf16() {
 }
 
 }  // namespace
+
+bool cpu_has_avx2() {
+    static const bool v = detect_avx2();
+    return v;
+}
 
 bool cpu_has_avx512_split() {
     static const bool v = detect_avx512_split();

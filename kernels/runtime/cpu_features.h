@@ -5,6 +5,8 @@ namespace amxblas::kernels {
 
 // The reference backend: portable C++, every CPU runs it.
 inline bool cpu_runs_portable_code() { return true; }
+// AVX + AVX2, with the OS saving YMM state (XCR0): the avx2 row of kernels/isa/isas.def.
+bool cpu_has_avx2();
 // AVX512F + BW + DQ + VL, with the OS saving opmask and ZMM state (XCR0): the split/pack path.
 bool cpu_has_avx512_split();
 // The above plus AVX512_BF16 (VDPBF16PS): the avx512 micro-kernel.

@@ -40,6 +40,7 @@
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_facts.h"
 #include "kernels/isa/backend.h"
+#include "kernels/isa/isa.h"
 #include "kernels/runtime/cpu_features.h"
 #include "tests/amxemu/amxemu.h"
 #include "tests/bench/bench_int8.h"
@@ -171,9 +172,10 @@ void run_int8_model(const Int8Options& o) {
     const bool avx512_code = kernels::cpu_has_avx512_split();
     if (!avx512_code)
         std::printf("WARNING: no AVX-512 here: the per-instruction-set loops (residues, folds, CRT sums) ran their "
-                    "portable build, which no AMX machine runs (the facts, the certificate's test and the gathers are the "
-                    "same code everywhere); the phases are too long, so the ratios to native DGEMM are low (a PASS holds "
-                    "a fortiori, a MISS is not conclusive), and auto against a fixed call may go either way.\n");
+                    "%s build, not the avx512 one every AMX machine runs (the facts, the certificate's test and the gathers "
+                    "are the same code everywhere); the phases are too long, so the ratios to native DGEMM are low (a PASS "
+                    "holds a fortiori, a MISS is not conclusive), and auto against a fixed call may go either way.\n",
+                    kernels::isa_name(kernels::isa_here()));
     std::printf("%-5s %-5s %6s %8s %9s %9s %9s %9s %9s %9s %9s %7s %8s  %s\n", "N", "eng", "count", "facts_ms", "sp+pk_ms",
                 "cert_ms", "recon_ms", "tile_ms", "amx_ms", "tile6_ms", "native_ms", "ratio", "ratio_f6", "dominant (ideal)");
     for (int n : o.model_sizes) {

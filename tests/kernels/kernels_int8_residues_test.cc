@@ -1,7 +1,8 @@
 // The INT8 engine's residue and digit loops (kernels/isa/int8_residue_loops.h) of the
 // instruction set under test (AMXBLAS_TEST_ISA) against their definition in 64- and 128-bit
 // integer arithmetic: every modulus, integers up to 2^91 of both signs, the rounding of
-// non-integers (ties included), the digits' floor and cap, and the fold of a chunk's sums.
+// non-integers (ties included), the digits' floor and cap, the fold of a chunk's sums, the
+// reconstruction's sums and the certificate's block-row test.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,6 +166,61 @@ void test_crt_sums_match_definition(void**) {
     }
 }
 
+// The certificate's block-row test of one count (row_counts) against its definition entry by
+// entry, the expression of Int8BlockCertificate::passes() in scalar code: rows of every length
+// up to 300 (vector tails), flags on and off, right-hand sides about lhs (passes, fails, ties),
+// lhs = 0 both ways, uncounted entries, and a margin that some entries lower.
+void test_row_counts_match_definition(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    amxblas::test::Rng r(41);
+    constexpr double kUp = (1 + 0x1p-53) * (1 + 0x1p-30);
+    for (int trial = 0; trial < 400; ++trial) {
+        const int nc = trial < 300 ? trial + 1 : 1 + r.below(300);
+        std::vector<double> n1b(nc), nub(nc), thr(nc), rhs(nc), tight(nc), counted(nc);
+        detail::Int8RowTest t{};
+        t.hb = double(r.below(40));
+        t.pax = trial % 7 == 0 ? 0.0 : std::ldexp(1.0, -r.below(60));
+        t.pby = std::ldexp(r.uniform01() + 0.5, -r.below(60));
+        t.pabz = trial % 5 == 0 ? 0.0 : std::ldexp(r.uniform01() + 0.5, -r.below(90));
+        t.mc = std::ldexp(r.uniform01() + 0.5, r.below(8));
+        t.zero_passes = trial % 2 == 0;
+        for (int j = 0; j < nc; ++j) {
+            n1b[j] = r.below(4) == 0 ? 0.0 : std::ldexp(r.uniform01() + 0.5, r.below(20));
+            nub[j] = std::ldexp(1.0, r.below(12));
+            thr[j] = double(r.below(50));
+            counted[j] = r.below(10) == 0 ? 0.0 : 1.0;
+        }
+        t.n1b = n1b.data();
+        t.nub = nub.data();
+        t.thr = thr.data();
+        std::vector<double> lhs(nc);
+        for (int j = 0; j < nc; ++j) {
+            const double fb = t.hb < thr[j] ? 1.0 : 0.0;
+            lhs[j] = ((t.pax * n1b[j] + fb * (t.pby * nub[j])) + fb * (t.pabz * nub[j])) * kUp;
+            // About lhs: above, below, equal, or unrelated; the tight side far below.
+            const int pick = r.below(4);
+            rhs[j] = pick == 0 ? lhs[j] : pick == 1 ? lhs[j] * 1.5 : pick == 2 ? lhs[j] * 0.75 : r.uniform01();
+            tight[j] = r.below(3) == 0 ? lhs[j] : rhs[j] * 0x1p-20;
+        }
+        t.rhs = rhs.data();
+        t.tight_rhs = tight.data();
+        t.counted = counted.data();
+        double want_failing = 0, want_loose = 0, want_lower = 0;
+        for (int j = 0; j < nc; ++j) {
+            const bool ok = lhs[j] == 0 ? t.zero_passes : lhs[j] <= rhs[j];
+            const double counted_ok = ok ? counted[j] : 0.0;
+            want_failing += counted[j] - counted_ok;
+            want_loose += lhs[j] <= tight[j] ? 0.0 : counted_ok;
+            want_lower += rhs[j] < t.mc * lhs[j] ? counted_ok : 0.0;
+        }
+        double failing = -1, loose = -1, lower = -1;
+        loops.row_counts(nc, t, &failing, &loose, &lower);
+        if (failing != want_failing || loose != want_loose || lower != want_lower)
+            fail_msg("isa %s, trial %d (nc %d): failing %g loose %g lower %g, want %g %g %g", isa_name(g_isa), trial, nc,
+                     failing, loose, lower, want_failing, want_loose, want_lower);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -174,6 +230,7 @@ int main() {
         cmocka_unit_test(test_digits_floor_and_cap),
         cmocka_unit_test(test_fold_matches_definition),
         cmocka_unit_test(test_crt_sums_match_definition),
+        cmocka_unit_test(test_row_counts_match_definition),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -7,9 +7,10 @@
 namespace amxblas::kernels::detail {
 
 #include "kernels/int8/int8_residue_loops.inc"
+#include "kernels/int8/int8_certificate_row.inc"
 
 const Int8ResidueLoops& int8_residue_loops_avx512() {
-    static const Int8ResidueLoops loops{int8_residues, int8_digits, int8_fold, int8_crt_sums};
+    static const Int8ResidueLoops loops{int8_residues, int8_digits, int8_fold, int8_crt_sums, int8_row_counts};
     return loops;
 }
 
