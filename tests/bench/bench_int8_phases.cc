@@ -20,6 +20,7 @@
 #include "kernels/int8/int8_facts.h"
 #include "kernels/int8/int8_walk.h"
 #include "kernels/isa/backend.h"
+#include "kernels/isa/isa.h"
 #include "kernels/runtime/cpu_features.h"
 #include "tests/bench/bench_int8.h"
 #include "tests/bench/bench_int8_phases.h"
@@ -96,11 +97,11 @@ double int8_split_pack_bytes(const Shape& s, int moduli) {
 
 void run_int8_split_pack(const Int8Options& o) {
     const std::size_t mc_bytes = (o.quick ? std::size_t(32) : std::size_t(256)) << 20;
-    const bool avx512_code = kernels::cpu_has_avx512_split();
+    const char* isa = kernels::isa_name(kernels::isa_here());
     std::printf("\n== INT8 split + pack against memcpy (%d threads, alternated, median of %d after a warm-up): the facts "
                 "pass + residue split and pack of an INT8 call at auto's count (PhaseTimes::split_pack_s, products "
-                "taken out: bench_int8_phases.cc), uniform inputs; this CPU runs the %s split code ==\n",
-                o.threads, o.reps, avx512_code ? "AVX-512" : "portable (no AVX-512 here)");
+                "taken out: bench_int8_phases.cc), uniform inputs; this CPU runs the %s build of the residue loops ==\n",
+                o.threads, o.reps, isa);
     std::printf("bytes as bench.sh counts them: the FP64 input read once + every INT8 residue buffer written once "
                 "(moduli x (ru32(M) + ru32(N)) x ru64(K)); repack: how often the driver packs each operand "
                 "(its super-blocks under the 48 MiB budget, kernels/common/int8_chunk_plan.h)\n");
@@ -134,8 +135,8 @@ void run_int8_split_pack(const Int8Options& o) {
         std::printf("%-6d %7d %7d %11.3f %10.1f %10.2f %12.2f %12.2f\n", n, count, repack, 1e3 * median(sp), bytes / 1e6, gbs,
                     median(mc), half);
         char what[200];
-        std::snprintf(what, sizeof what, "int8 split+pack N=%d (%s code): %.2f GB/s >= half of memcpy (%.2f GB/s)", n,
-                      avx512_code ? "AVX-512" : "portable", gbs, half);
+        std::snprintf(what, sizeof what, "int8 split+pack N=%d (%s loops): %.2f GB/s >= half of memcpy (%.2f GB/s)", n,
+                      isa, gbs, half);
         verdict(gbs >= half, what);
     }
 }
