@@ -98,6 +98,8 @@ struct SplitKernels {
                               double* tile);
 };
 
+SliceStatus fp64_split_avx2(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
+                            double* resid_max);
 bool gather_scale_fp64_avx512(BlockSource src_kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
                               double* tile);
 void gather_split_fp32_avx512(BlockSource src_kind, const float* src, std::size_t ld, bf16_t* s0, bf16_t* s1,
@@ -105,6 +107,7 @@ void gather_split_fp32_avx512(BlockSource src_kind, const float* src, std::size_
 
 // Each instruction set's table (kernels/isa/<set>/): the split and the gathers of one set.
 const SplitKernels& split_kernels_portable();
+const SplitKernels& split_kernels_avx2();  // the portable table with the FP64 split built for AVX2
 const SplitKernels& split_kernels_avx512();
 // The one the library uses: that of the process's instruction set (kernels/isa/isa.h).
 const SplitKernels& split_kernels();

@@ -11,9 +11,10 @@ using namespace amxblas::kernels;
 
 namespace {
 
-// The split tables this CPU runs: the portable one, and the AVX-512 one where it can run.
+// The split tables this CPU runs: the portable one, and the AVX2 and AVX-512 ones where they can run.
 std::vector<const SplitKernels*> split_tables_here() {
     std::vector<const SplitKernels*> tables = {&split_kernels_portable()};
+    if (cpu_has_avx2()) tables.push_back(&split_kernels_avx2());
     if (cpu_has_avx512_split()) tables.push_back(&split_kernels_avx512());
     return tables;
 }
@@ -211,8 +212,8 @@ void test_fp64_split_zeros_among_values(void**) {
 }
 
 // The FP64 split as Section 1 of docs/fp64-certificate.md defines it, one value at a time: what
-// the portable split, which runs values side by side in runs (split_portable.cc), must give
-// bit for bit, with its status and residual maxima.
+// every split this CPU runs (the portable and AVX2 ones run values side by side in runs,
+// kernels/isa/fp64_split_runs.inc) must give bit for bit, with its status and residual maxima.
 SliceStatus split_value_by_value(const std::vector<double>& x, const Fp64Scales& sc, std::vector<bf16_t>* s,
                                  double* resid_max) {
     int worst = 0;
@@ -236,8 +237,7 @@ SliceStatus split_value_by_value(const std::vector<double>& x, const Fp64Scales&
     return SliceStatus(worst);
 }
 
-void test_fp64_split_runs_value_by_value(void**) {
-    const SplitKernels& sk = split_kernels_portable();
+void check_split_runs_value_by_value(const SplitKernels& sk) {
     kt::Rng r(11);
     const auto compare = [&](const std::vector<double>& x, const Fp64Scales& sc) {
         std::vector<bf16_t> want[kFp64Slices], got[kFp64Slices];
@@ -283,6 +283,10 @@ void test_fp64_split_runs_value_by_value(void**) {
     small.norm[2] = 0x1p-200;
     assert_int_equal(int(compare(x, big)), int(SliceStatus::overflow));
     assert_int_equal(int(compare(x, small)), int(SliceStatus::subnormal));
+}
+
+void test_fp64_split_runs_value_by_value(void**) {
+    for (const SplitKernels* sk : split_tables_here()) check_split_runs_value_by_value(*sk);
 }
 
 // Normalised slices stay normal BF16 numbers at both ends of the range: bits far below 2^-126

@@ -12,10 +12,6 @@
 namespace amxblas::kernels {
 namespace {
 
-// BF16's normal range: nonzero slices outside it cannot be stored unscaled (paper Eq. 2).
-constexpr double kBf16MinNormal = 0x1p-126;
-constexpr double kBf16MaxFinite = 0x1.FEp127;  // (2 - 2^-7) * 2^127
-
 void fp32_portable(const float* x, std::size_t n, bf16_t* s0, bf16_t* s1, bf16_t* s2) {
     for (std::size_t i = 0; i < n; ++i) {
         float r = x[i];
@@ -52,70 +48,7 @@ AbsMax fp64_absmax_portable(const double* x, std::size_t n, const Fp64Scales& sc
     return out;
 }
 
-// A value's slices are a chain of dependent additions, so a loop over the values that walks
-// each chain in turn is latency bound. This one takes a run of values slice by slice, each step
-// a loop over the run that the compiler vectorizes (sources.cmake: -fno-trapping-math, so the
-// selects stay selects): every value sees the same operations in the same order as in a loop
-// value by value, and the status and the maxima are order-free, so no bit changes.
-constexpr std::size_t kRun = 64;
-
-template <bool Track>
-SliceStatus fp64_split_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
-                                double* resid_max) {
-    alignas(64) double v[kRun];
-    // Per lane, folded at the end (a reduction into one variable would keep the loop scalar):
-    // the residuals' maxima, and the largest and the smallest nonzero |slice| before rounding.
-    alignas(64) double lane_max[kFp64Slices + 1][kRun] = {};
-    alignas(64) double largest[kRun] = {}, smallest[kRun];
-    std::fill(smallest, smallest + kRun, kBf16MinNormal);
-    const auto raise = [](double a, double* m) { *m = a > *m ? a : *m; };
-    for (std::size_t i0 = 0; i0 < n; i0 += kRun) {
-        const std::size_t len = std::min(kRun, n - i0);
-        bool zeros = true;
-        for (std::size_t i = 0; i < len; ++i) {
-            v[i] = x[i0 + i];
-            zeros = zeros && v[i] == 0;
-        }
-        if (zeros) {  // +0 in every slice and no maximum raised: what the loop below gives zeros
-            for (int t = 0; t < sc.slices; ++t) std::fill(s[t] + i0, s[t] + i0 + len, bf16_t(0));
-            continue;
-        }
-        for (int t = 0; t < sc.slices; ++t) {
-            bf16_t* out = s[t] + i0;
-            if (Track)
-                for (std::size_t i = 0; i < len; ++i) raise(std::fabs(v[i]), &lane_max[t][i]);
-            if (t >= sc.active) {
-                std::fill(out, out + len, bf16_t(0));
-                continue;
-            }
-            const double sigma = sc.sigma[t], norm = sc.norm[t];
-            for (std::size_t i = 0; i < len; ++i) {
-                const double c = ozaki_chunk(v[i], sigma);
-                const double z = c * norm;  // exact: a power of two, no underflow
-                const double az = std::fabs(z);
-                raise(az, &largest[i]);
-                smallest[i] = az != 0 && az < smallest[i] ? az : smallest[i];
-                out[i] = bf16_rne(static_cast<float>(z));
-                v[i] -= c;
-            }
-        }
-        if (Track)
-            for (std::size_t i = 0; i < len; ++i) raise(std::fabs(v[i]), &lane_max[sc.slices][i]);
-    }
-    bool overflow = false, subnormal = false;
-    for (std::size_t i = 0; i < kRun; ++i) {
-        overflow = overflow || largest[i] > kBf16MaxFinite;
-        subnormal = subnormal || smallest[i] < kBf16MinNormal;
-        if (Track)
-            for (int t = 0; t <= sc.slices; ++t) resid_max[t] = std::max(resid_max[t], lane_max[t][i]);
-    }
-    return overflow ? SliceStatus::overflow : subnormal ? SliceStatus::subnormal : SliceStatus::ok;
-}
-
-SliceStatus fp64_portable(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
-                          double* resid_max) {
-    return resid_max ? fp64_split_portable<true>(x, n, sc, s, resid_max) : fp64_split_portable<false>(x, n, sc, s, nullptr);
-}
+#include "kernels/isa/fp64_split_runs.inc"
 
 inline std::uint64_t abs_bits(double x) {
     std::uint64_t u;
@@ -187,7 +120,7 @@ void set_slice_norms(Fp64Scales* sc) {
 const SplitKernels& split_kernels_portable() {
     static const SplitKernels k{fp32_portable,
                                 fp64_absmax_portable,
-                                fp64_portable,
+                                fp64_split_in_runs,
                                 absbits_max_portable,
                                 absbits_max_lanes_portable,
                                 scale_fp64_portable,
