@@ -98,6 +98,8 @@ struct SplitKernels {
                               double* tile);
 };
 
+// Members of the tables below that their rows' folders build with their own flags: the avx2
+// row's FP64 split (kernels/isa/avx2/split_avx2.cc) and the avx512 row's fused gathers.
 SliceStatus fp64_split_avx2(const double* x, std::size_t n, const Fp64Scales& sc, bf16_t* const s[kFp64Slices],
                             double* resid_max);
 bool gather_scale_fp64_avx512(BlockSource src_kind, const double* src, std::size_t ld, bool is_a, const BlockScale& bs,
