@@ -8,12 +8,6 @@
 namespace amxblas::kernels {
 namespace {
 
-// x to the nearest integer, ties to even, for |x| < 2^51 (vectorizes, unlike std::nearbyint):
-// x + 1.5 2^52 lies in [2^52, 2^53), where the spacing is 1, and 1.5 2^52 is even.
-inline double round_near(double x) {
-    return (x + 0x1.8p52) - 0x1.8p52;
-}
-
 // x rounded to the nearest FP64, ties to even.
 double round_int128(__int128 x) {
     const bool neg = x < 0;
@@ -37,7 +31,8 @@ double round_int128(__int128 x) {
 }  // namespace
 
 double round_to_double(const Wide& x) {
-    // Balanced 40-bit limbs of x, then the same rounding as crt_to_double's.
+    // Balanced 40-bit limbs of x, then the top three limbs and the sign of the rest, as
+    // crt_to_double rounds (kernels/int8/int8_residue_loops.inc), here in 128-bit integers.
     const bool neg = x.negative();
     Wide mag = x;
     if (neg) {
@@ -88,42 +83,7 @@ Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
 }
 
 void crt_to_double(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, double* out) {
-    alignas(64) double frac[kCrtRow], limb[kCrtLimbs][kCrtRow];
-    const int limbs = b.limbs;  // those of M: the higher ones of every M / m_l are 0
-    // The sums sum_l y_l w_lj (and sum_l y_l / m_l), the bulk of the work: built per
-    // instruction set (kernels/isa/int8_residue_loops.h).
-    isa_kernels().int8_residues->crt_sums(b, y, stride, count, frac, &limb[0][0]);
-    for (int e = 0; e < count; ++e) {
-        const double k = round_near(frac[e]);
-        for (int j = 0; j < limbs; ++j) limb[j][e] -= k * b.M_limb[j];
-    }
-    // Carries up, exactly: each limb but the top one ends in [-2^39, 2^39]; the top one holds
-    // P's high bits (|P| < 2^182 < 2^(40 limbs)).
-    for (int j = 0; j + 1 < limbs; ++j)
-        for (int e = 0; e < count; ++e) {
-            const double carry = round_near(limb[j][e] * 0x1p-40);
-            limb[j][e] -= carry * 0x1p40;
-            limb[j + 1][e] += carry;
-        }
-    // P = sum_j limb_j 2^(40 j), |P| < 2^182. Rounded once: the top three nonzero limbs hold
-    // at least 79 bits, so the rest (below half a unit of their last bit) only breaks ties:
-    // its sign enters as one more bit.
-    for (int e = 0; e < count; ++e) {
-        int top = limbs - 1;
-        while (top > 0 && limb[top][e] == 0) --top;
-        if (top <= 2) {
-            __int128 v = 0;
-            for (int j = top; j >= 0; --j) v = v * ((__int128)1 << kCrtLimbBits) + (__int128)(std::int64_t)limb[j][e];
-            out[e] = round_int128(v);
-            continue;
-        }
-        const __int128 l2 = std::int64_t(limb[top][e]), l1 = std::int64_t(limb[top - 1][e]);
-        const __int128 t3 = l2 * ((__int128)1 << 80) + l1 * ((__int128)1 << 40) + std::int64_t(limb[top - 2][e]);
-        double rest = 0;
-        for (int j = top - 3; j >= 0; --j) rest = rest != 0 ? rest : limb[j][e];
-        const int sticky = rest > 0 ? 1 : rest < 0 ? -1 : 0;
-        out[e] = round_int128(2 * t3 + sticky) * pow2(kCrtLimbBits * (top - 2) - 1);  // exact: below 2^200
-    }
+    isa_kernels().int8_residues->crt_row(b, y, stride, count, out);
 }
 
 }  // namespace amxblas::kernels

@@ -1,5 +1,5 @@
 // The INT8 engine's per-block loops (kernels/int8/int8_pack.cc, int8_gemm.cc's folds,
-// crt_reconstruct.cc's sums, int8_certificate.cc's block-row test), built once per instruction
+// crt_reconstruct.cc's reconstruction, int8_certificate.cc's block-row test), built once per instruction
 // set of kernels/isa/isas.def from one source, kernels/int8/int8_residue_loops.inc and
 // int8_certificate_row.inc: on AVX-512 they run eight doubles a vector, on AVX2 four, instead
 // of plain x86-64's two. Every build computes the same integers (exact FP64 arithmetic on
@@ -40,12 +40,11 @@ struct Int8ResidueLoops {
     // folded into the residues the INT8 driver keeps (kernels/int8/int8_walk.h); times (below
     // 256) is 1, or on the last chunk the reconstruction's factor q_l (crt_reconstruct.h).
     void (*fold)(int m, const std::int32_t* sum, bool first, int times, std::int8_t* dst, int ld);
-    // The sums of crt_to_double (kernels/int8/crt_reconstruct.cc) for entries e < count
-    // (<= kCrtRow), from y_l at y[l * stride + e] (|y_l| <= 128): frac[e] = sum_l y_l fl(1/m_l),
-    // and limb[j * kCrtRow + e] = sum_l y_l w_limb[l][j] for the basis's limbs j < basis.limbs,
-    // each an integer below 2^53 (so exact, in any order).
-    void (*crt_sums)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, double* frac,
-                     double* limb);
+    // crt_to_double (kernels/int8/crt_reconstruct.h) for entries e < count (<= kCrtRow): out[e]
+    // = fl(P_e), rounded once, from y_l at y[l * stride + e] (|y_l| <= 128). The sums
+    // sum_l y_l w_lj are integers below 2^53 and every later step is exact but the last
+    // rounding, so every build gives the same bits.
+    void (*crt_row)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, double* out);
     // The certificate's test of one count over a row of nc entries (kernels/int8/int8_certificate_row.inc):
     // how many counted entries fail, pass without being tight, and pass with rhs < mc lhs.
     void (*row_counts)(int nc, const Int8RowTest& t, double* failing, double* loose, double* lower_margin);

@@ -2,7 +2,7 @@
 // instruction set under test (AMXBLAS_TEST_ISA) against their definition in 64- and 128-bit
 // integer arithmetic: every modulus, integers up to 2^91 of both signs, the rounding of
 // non-integers (ties included), the digits' floor and cap, the fold of a chunk's sums, the
-// reconstruction's sums and the certificate's block-row test.
+// reconstruction of a row (ties included) and the certificate's block-row test.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@ extern "C" {
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "kernels/int8/crt_basis.h"
@@ -129,38 +130,116 @@ void test_fold_matches_definition(void**) {
         }
 }
 
-// The reconstruction's sums, every count of moduli (so every number of limbs), a full row of
-// entries and a short one, y at the extremes of its range included: against 128-bit sums.
-void test_crt_sums_match_definition(void**) {
+// An integer |P| < 2^192 as its magnitude's 64-bit words and a sign.
+struct BigInt {
+    std::uint64_t w[3] = {0, 0, 0};
+    bool negative = false;
+
+    void set_bit(int bit) { w[bit / 64] |= std::uint64_t(1) << (bit % 64); }
+    // The bits [from, from + count) of the magnitude := v (count <= 64, v below 2^count).
+    void set_bits(int from, int count, std::uint64_t v) {
+        for (int i = 0; i < count; ++i)
+            if ((v >> i) & 1) set_bit(from + i);
+    }
+    Wide wide() const {  // two's complement, modulo 2^192
+        Wide r;
+        unsigned __int128 carry = negative ? 1 : 0;
+        for (int i = 0; i < 3; ++i) {
+            const unsigned __int128 t = (unsigned __int128)(negative ? ~w[i] : w[i]) + carry;
+            r.w[i] = std::uint64_t(t);
+            carry = t >> 64;
+        }
+        return r;
+    }
+    int mod(int m) const {  // P mod m, in [0, m)
+        unsigned __int128 r = 0;
+        for (int i = 2; i >= 0; --i) r = ((r << 64) | w[i]) % unsigned(m);
+        const int v = int(r);
+        return negative && v ? m - v : v;
+    }
+};
+
+// Integers below 2^bits of both signs that the reconstruction's rounding turns on: random ones
+// of every length; ties at 53 bits, alone and with 1 added or taken below them; values at and
+// about 2^(40 j), where the top limb changes; and values built 40 bits at a time from 0, 2^39,
+// 2^39 - 1, 2^40 - 1 and random limbs, whose balanced limbs change sign.
+BigInt reconstruction_case(amxblas::test::Rng& r, int bits, int kind) {
+    BigInt x;
+    x.negative = r.below(2) == 1;
+    switch (kind) {
+        case 0: {  // random, of a random length
+            const int len = 1 + r.below(bits);
+            for (int b = 0; b < len; b += 32) x.set_bits(b, std::min(32, len - b), r.next() >> (64 - std::min(32, len - b)));
+            x.set_bit(len - 1);
+            break;
+        }
+        case 1: {  // a tie: 53 bits, then a 1, then shift zeros; maybe +-1 at the bottom
+            if (bits < 55) return reconstruction_case(r, bits, 0);
+            const int shift = 1 + r.below(bits - 54);
+            x.set_bits(shift + 1, 52, r.next() >> 12);
+            x.set_bit(shift + 53);
+            x.set_bit(shift);
+            const int nudge = r.below(3);  // nothing, +1, -1 at bit 0
+            if (nudge == 1) x.set_bit(0);
+            if (nudge == 2) {  // ...1000 - 1 = ...0111
+                x.w[shift / 64] &= ~(std::uint64_t(1) << (shift % 64));
+                for (int bit = 0; bit < shift; ++bit) x.set_bit(bit);
+            }
+            break;
+        }
+        case 2: {  // about 2^(40 j)
+            const int j = 1 + r.below(std::max(1, (bits - 1) / 40));
+            if (40 * j >= bits) return reconstruction_case(r, bits, 0);
+            const int which = r.below(4);
+            if (which == 0) x.set_bit(40 * j);                                        // 2^(40 j)
+            if (which == 1) for (int b = 0; b < 40 * j; ++b) x.set_bit(b);            // 2^(40 j) - 1
+            if (which == 2) x.set_bit(40 * j), x.set_bit(0);                          // 2^(40 j) + 1
+            if (which == 3) x.set_bit(40 * j), x.set_bit(40 * j - 1);                 // 1.5 2^(40 j)
+            break;
+        }
+        default: {  // 40-bit limbs from a few patterns
+            for (int b = 0; b < bits; b += 40) {
+                const int len = std::min(40, bits - b);
+                const std::uint64_t pick[5] = {0, std::uint64_t(1) << 39, (std::uint64_t(1) << 39) - 1,
+                                               (std::uint64_t(1) << 40) - 1, r.next() >> 24};
+                x.set_bits(b, len, pick[r.below(5)] & (~std::uint64_t(0) >> (64 - len)));
+            }
+            break;
+        }
+    }
+    return x;
+}
+
+// The whole reconstruction of a row, every count of moduli (so every number of limbs), a full
+// row and a short one: fl(P) from P's symmetric y_l, against round_to_double of P (128-bit
+// integer arithmetic, kernels/int8/crt_reconstruct.cc), bit for bit, on the cases above.
+void test_crt_row_matches_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
     amxblas::test::Rng r(37);
     constexpr int kStride = kCrtRow + 8;
     std::vector<std::int8_t> y(std::size_t(kInt8MaxModuli) * kStride);
-    std::vector<double> frac(kCrtRow), limb(std::size_t(kCrtLimbs) * kCrtRow);
+    std::vector<BigInt> p(kStride);
+    std::vector<double> out(kCrtRow);
     for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
         const CrtBasis& b = crt_basis(c);
-        for (int count : {kCrtRow, 37}) {
-            for (int l = 0; l < c; ++l)
-                for (int e = 0; e < kStride; ++e) {
-                    const int half = b.m[l] / 2;
-                    int v = int(r.uniform() * (half + 1));
-                    if (e % 11 == 0) v = b.m[l] == 256 ? -128 : half;
-                    if (e % 13 == 0) v = -half;
-                    y[std::size_t(l) * kStride + e] = std::int8_t(std::max(-128, std::min(127, v)));
+        for (int trial = 0; trial < 40; ++trial) {
+            const int count = trial % 4 == 3 ? 37 : kCrtRow;
+            for (int e = 0; e < kStride; ++e) {
+                p[e] = e == 0 ? BigInt{} : reconstruction_case(r, b.range_bits, (e + trial) % 4);
+                for (int l = 0; l < c; ++l) {
+                    const int m = b.m[l];
+                    int v = int((long(p[e].mod(m)) * b.q[l]) % m);  // in [0, m); then symmetric
+                    v -= v > (m - 1) / 2 ? m : 0;
+                    y[std::size_t(l) * kStride + e] = std::int8_t(v);
                 }
-            loops.crt_sums(b, y.data(), kStride, count, frac.data(), limb.data());
+            }
+            loops.crt_row(b, y.data(), kStride, count, out.data());
             for (int e = 0; e < count; ++e) {
-                double want_frac = 0;
-                for (int l = 0; l < c; ++l) want_frac += y[std::size_t(l) * kStride + e] * b.inv_m[l];
-                if (frac[e] != want_frac) fail_msg("isa %s, %d moduli: frac[%d] %.17g, want %.17g", isa_name(g_isa), c, e, frac[e], want_frac);
-                for (int j = 0; j < b.limbs; ++j) {
-                    __int128 want = 0;
-                    for (int l = 0; l < c; ++l)
-                        want += __int128(y[std::size_t(l) * kStride + e]) * __int128(b.w_limb[l][j]);
-                    if (limb[std::size_t(j) * kCrtRow + e] != double(want))
-                        fail_msg("isa %s, %d moduli: limb %d of entry %d is %.17g, want %.17g", isa_name(g_isa), c, j, e,
-                                 limb[std::size_t(j) * kCrtRow + e], double(want));
-                }
+                const double want = round_to_double(p[e].wide());
+                if (std::memcmp(&out[e], &want, sizeof want) != 0)
+                    fail_msg("isa %s, %d moduli, entry %d (words %016llx %016llx %016llx, %s): %a, want %a",
+                             isa_name(g_isa), c, e, (unsigned long long)p[e].w[2], (unsigned long long)p[e].w[1],
+                             (unsigned long long)p[e].w[0], p[e].negative ? "negative" : "positive", out[e], want);
             }
         }
     }
@@ -229,7 +308,7 @@ int main() {
         cmocka_unit_test(test_residues_match_definition),
         cmocka_unit_test(test_digits_floor_and_cap),
         cmocka_unit_test(test_fold_matches_definition),
-        cmocka_unit_test(test_crt_sums_match_definition),
+        cmocka_unit_test(test_crt_row_matches_definition),
         cmocka_unit_test(test_row_counts_match_definition),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
