@@ -1,9 +1,11 @@
 #include "kernels/int8/int8_facts.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "kernels/common/reasons.h"
 #include "kernels/pack/fp64_exponents.h"
@@ -13,7 +15,17 @@
 namespace amxblas::kernels {
 namespace {
 
-constexpr int kGroup = 32;  // rows (columns) per task: a cache line of each of 32 streams
+// Rows (columns) per task. Stored along K, 32: a cache line of each of 32 streams. Stored
+// across K (consecutive rows adjacent), up to kGroup, so that each K index reads a long run
+// rather than 256 bytes per page; at least four tasks a thread where the operand allows.
+constexpr int kGroup = 256;
+constexpr int kStreamGroup = 32;
+
+int group_size(bool outer_contiguous, int outer, int threads) {
+    if (!outer_contiguous) return kStreamGroup;
+    const int per_task = (outer + 4 * threads - 1) / (4 * threads);
+    return std::max(kStreamGroup, std::min(kGroup, (per_task + kStreamGroup - 1) / kStreamGroup * kStreamGroup));
+}
 
 // The exponent of the lowest set bit of a finite nonzero x.
 int lowest_bit_exponent(double x) {
@@ -23,6 +35,111 @@ int lowest_bit_exponent(double x) {
     const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
     if (biased == 0) return -1074 + __builtin_ctzll(frac);  // subnormal
     return biased - 1075 + __builtin_ctzll(frac | (std::uint64_t(1) << 52));
+}
+
+constexpr std::uint64_t kFracMask = (std::uint64_t(1) << 52) - 1;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxFinite = std::numeric_limits<double>::max();
+
+double bits_double(std::uint64_t u) {
+    double v;
+    std::memcpy(&v, &u, sizeof v);
+    return v;
+}
+std::uint64_t double_bits(double v) {
+    std::uint64_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+// The lowest set bit of v = |x| (finite) as a power of two, +Inf for 0: v less v with that bit
+// cleared, an exact difference (one bit of the same exponent, or of the subnormal range); a
+// power of two (v equal to itself with its fraction cleared) is its own lowest bit. 64-bit
+// integer AND and subtraction, FP compares and selects only: loops of it vectorize on any
+// x86-64.
+inline double lowest_bit(double v) {
+    const std::uint64_t u = double_bits(v);
+    const double low = v == bits_double(u & ~kFracMask) ? v : v - bits_double(u & (u - 1));
+    return v == 0 ? kInf : low;
+}
+
+// Folds one |x| into a row's running maximum, least lowest bit and finiteness (0 once an entry
+// is Inf or NaN).
+inline void take(double v, double* mx, double* low, double* finite) {
+    const double b = lowest_bit(v);
+    *mx = v > *mx ? v : *mx;
+    *low = b < *low ? b : *low;
+    *finite = v <= kMaxFinite ? *finite : 0.0;
+}
+
+// A group of rows (columns) o0 .. o0 + count - 1 of a real view: of each, the largest |x|, the
+// least lowest set bit and whether all are finite (mx, low, finite, index o - o0).
+// outer_contiguous: the group's entries at x + o + l ld (lanes across the group); else at
+// x + o ld + l (each row in lanes along K, then folded: maxima and minima, in any order).
+void extremes(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth, double* mx,
+              double* low, double* finite) {
+    if (outer_contiguous) {
+        for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
+        for (int l = 0; l < depth; ++l) {
+            const double* col = x + std::size_t(l) * ld + o0;
+            for (int i = 0; i < count; ++i) take(std::fabs(col[i]), &mx[i], &low[i], &finite[i]);
+        }
+        return;
+    }
+    constexpr int kLanes = 8;
+    for (int i = 0; i < count; ++i) {
+        const double* row = x + std::size_t(o0 + i) * ld;
+        double m[kLanes], lo[kLanes], fin[kLanes];
+        for (int q = 0; q < kLanes; ++q) m[q] = 0, lo[q] = kInf, fin[q] = 1;
+        int l = 0;
+        for (; l + kLanes <= depth; l += kLanes)
+            for (int q = 0; q < kLanes; ++q) take(std::fabs(row[l + q]), &m[q], &lo[q], &fin[q]);
+        for (; l < depth; ++l) take(std::fabs(row[l]), &m[0], &lo[0], &fin[0]);
+        mx[i] = 0, low[i] = kInf, finite[i] = 1;
+        for (int q = 0; q < kLanes; ++q) {
+            mx[i] = std::max(mx[i], m[q]);
+            low[i] = std::min(low[i], lo[q]);
+            finite[i] = std::min(finite[i], fin[q]);
+        }
+    }
+}
+
+// The sums of |x| scale and its squares of a real group (scale[i] = 2^-e of row o0 + i, every
+// e >= -1022), each row's in K order: across the group when its entries are contiguous, else
+// four rows' chains interleaved (each still in K order).
+void scaled_sums(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth,
+                 const double* scale, double* s1, double* s2) {
+    if (outer_contiguous) {
+        for (int l = 0; l < depth; ++l) {
+            const double* col = x + std::size_t(l) * ld + o0;
+            for (int i = 0; i < count; ++i) {
+                const double v = std::fabs(col[i]) * scale[i];
+                s1[i] += v;
+                s2[i] += v * v;
+            }
+        }
+        return;
+    }
+    constexpr int kChains = 4;
+    int i = 0;
+    for (; i + kChains <= count; i += kChains) {
+        const double* row[kChains];
+        for (int q = 0; q < kChains; ++q) row[q] = x + std::size_t(o0 + i + q) * ld;
+        for (int l = 0; l < depth; ++l)
+            for (int q = 0; q < kChains; ++q) {
+                const double v = std::fabs(row[q][l]) * scale[i + q];
+                s1[i + q] += v;
+                s2[i + q] += v * v;
+            }
+    }
+    for (; i < count; ++i) {
+        const double* r = x + std::size_t(o0 + i) * ld;
+        for (int l = 0; l < depth; ++l) {
+            const double v = std::fabs(r[l]) * scale[i];
+            s1[i] += v;
+            s2[i] += v * v;
+        }
+    }
 }
 
 // each(o, l) over the group's entries, in the order of their storage: along o when the rows
@@ -38,42 +155,55 @@ void in_storage_order(bool outer_contiguous, int o0, int o1, int depth, Each&& e
     }
 }
 
+// Where a group's facts come from: a real view's storage (x, ld: the loops above), or any view
+// through at(o, l) (complex views, and real groups with a row scaled below 2^-1022).
+struct RealStorage {
+    const double* x = nullptr;  // null: read through at(o, l)
+    std::size_t ld = 0;
+};
+
 // One task's rows (columns) o0 .. o1 - 1, their entries read by at(o, l). Each row's sums run
 // in K order whatever the storage order. False where an entry is Inf or NaN.
 template <typename At>
-bool group_facts(const At& at, bool outer_contiguous, int o0, int o1, int depth, Int8OperandFacts* out,
-                 bool* seen) {
-    double mx[kGroup] = {}, s1[kGroup] = {}, s2[kGroup] = {};
-    int lsb[kGroup];
-    bool nonfinite = false;
-    for (int o = o0; o < o1; ++o) lsb[o - o0] = kLsbNone;
-    in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
-        const double v = std::fabs(at(o, l));
-        nonfinite = nonfinite || !(v <= 1.79769313486231570815e308);
-        mx[o - o0] = v > mx[o - o0] ? v : mx[o - o0];
-        const int low = v != 0 ? lowest_bit_exponent(v) : kLsbNone;
-        lsb[o - o0] = low < lsb[o - o0] ? low : lsb[o - o0];
-    });
-    if (nonfinite) return false;
+bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, int o1, int depth,
+                 Int8OperandFacts* out, bool* seen) {
+    const int count = o1 - o0;
+    double mx[kGroup], low[kGroup], finite[kGroup], s1[kGroup] = {}, s2[kGroup] = {};
+    if (real.x) {
+        extremes(real.x, real.ld, outer_contiguous, o0, count, depth, mx, low, finite);
+    } else {
+        for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
+        in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
+            take(std::fabs(at(o, l)), &mx[o - o0], &low[o - o0], &finite[o - o0]);
+        });
+    }
+    for (int i = 0; i < count; ++i)
+        if (finite[i] == 0) return false;  // Inf or NaN
     double scale[kGroup];
+    bool tiny = false;
     for (int o = o0; o < o1; ++o) {
         const int e = mx[o - o0] != 0 ? ceil_log2(mx[o - o0]) : 0;
         out->e[o] = e;
         scale[o - o0] = std::ldexp(1.0, -e);  // below 2^1024: e >= -1074
+        tiny = tiny || e < -1022;
     }
     // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
-    int exps[kGroup];
-    for (int o = o0; o < o1; ++o) exps[o - o0] = out->e[o];
-    in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
-        const int e = exps[o - o0];
-        const double v = e >= -1022 ? std::fabs(at(o, l)) * scale[o - o0] : std::ldexp(std::fabs(at(o, l)), -e);
-        s1[o - o0] += v;
-        s2[o - o0] += v * v;
-    });
+    if (real.x && !tiny) {
+        scaled_sums(real.x, real.ld, outer_contiguous, o0, count, depth, scale, s1, s2);
+    } else {
+        int exps[kGroup];
+        for (int o = o0; o < o1; ++o) exps[o - o0] = out->e[o];
+        in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
+            const int e = exps[o - o0];
+            const double v = e >= -1022 ? std::fabs(at(o, l)) * scale[o - o0] : std::ldexp(std::fabs(at(o, l)), -e);
+            s1[o - o0] += v;
+            s2[o - o0] += v * v;
+        });
+    }
     for (int o = o0; o < o1; ++o) {
         const int i = o - o0;
         out->zero[o] = mx[i] == 0;
-        out->lsb[o] = lsb[i];
+        out->lsb[o] = low[i] == kInf ? kLsbNone : lowest_bit_exponent(low[i]);
         *seen = *seen || mx[i] != 0;
         if (mx[i] == 0) continue;
         // Upper bounds: K roundings of terms in [0, 1] (relative 2^-53 each, and 2^-1074
@@ -101,15 +231,16 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
     // o so + l sl; any other through element().
     const bool outer_contiguous = as_rows ? x.trans == 'N' : x.trans != 'N';
     const std::size_t ld = std::size_t(x.ld), so = outer_contiguous ? 1 : ld, sl = outer_contiguous ? ld : 1;
-    parallel_for(threads, (outer + kGroup - 1) / kGroup, [&](int grp, int) {
-        const int o0 = grp * kGroup, o1 = std::min(outer, o0 + kGroup);
+    const int group = group_size(outer_contiguous, outer, threads);
+    parallel_for(threads, (outer + group - 1) / group, [&](int grp, int) {
+        const int o0 = grp * group, o1 = std::min(outer, o0 + group);
         bool seen = false, ok;
         if (x.kind == Interleave::real)
-            ok = group_facts([&](int o, int l) { return x.x[o * so + l * sl]; }, outer_contiguous, o0, o1, depth, out,
-                             &seen);
+            ok = group_facts([&](int o, int l) { return x.x[o * so + l * sl]; }, RealStorage{x.x, ld},
+                             outer_contiguous, o0, o1, depth, out, &seen);
         else  // complex views: two values per stored entry, the same order as a real one's
             ok = group_facts([&](int o, int l) { return as_rows ? element(x, o, l) : element(x, l, o); },
-                             outer_contiguous, o0, o1, depth, out, &seen);
+                             RealStorage{}, outer_contiguous, o0, o1, depth, out, &seen);
         if (!ok) bad = true;
         if (seen) any = true;
     });

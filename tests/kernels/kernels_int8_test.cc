@@ -3,15 +3,19 @@
 // shape it must handle), the results bitwise identical across thread counts and chunkings,
 // and the calls it cannot certify forwarded.
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "kernels/common/pow2.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_certificate.h"
+#include "kernels/pack/fp64_exponents.h"
+#include "kernels/int8/int8_facts.h"
 #include "tests/kernels/fp64_cases.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -400,6 +404,89 @@ void test_nonfinite_forwarded(void**) {
     assert_string_equal(why, "config:fp64-products");
 }
 
+// The facts pass (int8_facts.cc) against its definition, row by row in scalar code: the
+// exponent of the largest |x|, the least exponent of a set bit (frexp and the integer
+// significand), the scaled sums in K order and the bounds from them; rows (columns) stored
+// along K and across it, zero rows, powers of two, subnormals (rows scaled by more than 2^1022
+// included), entries near the overflow threshold and low set bits anywhere. Inf or NaN
+// anywhere forwards.
+void test_operand_facts_match_definition(void**) {
+    kt::Rng r(23);
+    for (int trial = 0; trial < 24; ++trial) {
+        const int rows = 1 + r.below(300), cols = 1 + r.below(90);
+        const std::int64_t ld = rows + r.below(3);
+        std::vector<double> x(std::size_t(ld) * cols);
+        for (int j = 0; j < cols; ++j)
+            for (int i = 0; i < rows; ++i) {
+                double v = r.uniform();
+                switch ((i * 7 + j * 3 + trial) % 9) {
+                    case 0: v = 0; break;
+                    case 1: v = std::ldexp(1.0, r.below(200) - 100); break;                 // a power of two
+                    case 2: v = std::ldexp(double(1 + r.below(1 << 20)), -1074); break;     // subnormal
+                    case 3: v = std::ldexp(v, 1000 + r.below(23)); break;                  // near the top
+                    case 4: v = std::ldexp(double(r.next() >> 11), r.below(60) - 80); break;  // low bits
+                    default: break;
+                }
+                if (i % 37 == 5) v = 0;                                                  // zero rows
+                if (i % 41 == 7) v = std::ldexp(double(1 + r.below(1000)), -1074);        // tiny rows
+                x[std::size_t(j) * ld + i] = (r.below(2) ? -1 : 1) * v;
+            }
+        for (int pass = 0; pass < 4; ++pass) {
+            const bool as_rows = pass % 2 == 0;
+            const char trans = pass < 2 ? 'N' : 'T';
+            OperandView<double> v{trans, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, x.data(), ld};
+            const int outer = as_rows ? v.rows : v.cols, depth = as_rows ? v.cols : v.rows;
+            const auto at = [&](int o, int l) {
+                const int i = as_rows ? o : l, j = as_rows ? l : o;  // op(X)(i, j)
+                return trans == 'N' ? x[std::size_t(j) * ld + i] : x[std::size_t(i) * ld + j];
+            };
+            Int8OperandFacts f;
+            assert_null(int8_operand_facts(v, as_rows, 1 + trial % 3, &f));
+            bool any = false;
+            for (int o = 0; o < outer; ++o) {
+                double mx = 0;
+                int lsb = kLsbNone;
+                for (int l = 0; l < depth; ++l) {
+                    const double a = std::fabs(at(o, l));
+                    mx = std::max(mx, a);
+                    if (a == 0) continue;
+                    int ex;
+                    const double m = std::frexp(a, &ex);
+                    const std::uint64_t sig = std::uint64_t(std::ldexp(m, 53));
+                    lsb = std::min(lsb, ex - 53 + __builtin_ctzll(sig));
+                }
+                const int e = mx != 0 ? ceil_log2(mx) : 0;
+                double s1 = 0, s2 = 0;
+                for (int l = 0; l < depth; ++l) {
+                    const double a = std::ldexp(std::fabs(at(o, l)), -e);
+                    s1 += a;
+                    s2 += a * a;
+                }
+                any = any || mx != 0;
+                if (f.e[o] != e || f.lsb[o] != lsb || f.zero[o] != (mx == 0))
+                    fail_msg("trial %d pass %d, %d of %d: e %d lsb %d zero %d, want %d %d %d", trial, pass, o, outer,
+                             f.e[o], f.lsb[o], int(f.zero[o]), e, lsb, int(mx == 0));
+                if (mx == 0) continue;
+                const double n1 = s1 * (1 + 0x1p-20) + 0x1p-900;
+                const int nu = ceil_log2(std::sqrt(s2 * (1 + 0x1p-20) + 0x1p-900) * (1 + 0x1p-50));
+                if (f.n1[o] != n1 || f.nu[o] != nu)
+                    fail_msg("trial %d pass %d, %d: n1 %a nu %d, want %a %d", trial, pass, o, f.n1[o], f.nu[o], n1, nu);
+            }
+            assert_true(f.any_nonzero == any);
+        }
+        // One Inf or NaN anywhere: the pass refuses, whichever the order.
+        const std::size_t at_bad = std::size_t(r.below(cols)) * ld + r.below(rows);
+        x[at_bad] = trial % 2 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::quiet_NaN();
+        for (int pass = 0; pass < 2; ++pass) {
+            OperandView<double> v{'N', rows, cols, x.data(), ld};
+            Int8OperandFacts f;
+            const char* why = int8_operand_facts(v, pass == 0, 2, &f);
+            assert_non_null(why);
+            assert_string_equal(why, "domain:nonfinite");
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -407,6 +494,7 @@ int main(int argc, char** argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moduli_coprime_and_ranges),
         cmocka_unit_test(test_round_to_double),
+        cmocka_unit_test(test_operand_facts_match_definition),
         cmocka_unit_test(test_times_pow2_is_ldexp),
         cmocka_unit_test(test_block_row_test_is_per_entry),
         cmocka_unit_test(test_crt_recovers_exactly),
