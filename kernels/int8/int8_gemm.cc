@@ -77,17 +77,42 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
     if (const char* why = lease_workspace(int8_workspace_bytes(ch, opt.threads), opt.workspace_cap_bytes, &lease))
         return why;
     const Int8Buffers ws = int8_buffers(lease.data(), ch, opt.threads);
+    // With K in one chunk each tile's sums are final when the tile is done: each group of tiles
+    // (int8_walk.h) is then converted into its participant's block and visited at once, and the
+    // C-sized FP64 sums are neither written nor read again. Every entry is visited once either
+    // way, and the certificate's tallies do not depend on the order or the grouping.
+    const bool one_chunk = ch.kc >= call.k;
+    constexpr int kGroupSide = kInt8GroupTiles * kInt8Tile;
+    static_assert(kGroupSide <= kBlockM && kGroupSide <= kBlockN, "a group fits a participant's block");
     const auto lower_pass = [&](auto&& visit) {
+        int i0 = 0, j0 = 0, rows = 0, cols = 0;  // the super-block being walked
         walk_int8(
             call.m, call.n, call.k, ch, ws, mk, opt.threads,
             [&](int o0, int outer, int k0, int kc) {
+                i0 = o0, rows = outer;
                 pack_int8_magnitudes(true, call.a, f.a, o0, outer, k0, kc, ws.a[0], opt.threads);
             },
             [&](int o0, int outer, int k0, int kc) {
+                j0 = o0, cols = outer;
                 pack_int8_magnitudes(false, call.b, f.b, o0, outer, k0, kc, ws.b[0], opt.threads);
             },
-            [&](int, int ti, int tj, const std::int32_t* sum, bool first, bool) {
+            [&](int, int ti, int tj, const std::int32_t* sum, bool first, bool, int participant) {
                 // A chunk's sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
+                if (one_chunk) {
+                    double* group = ws.blocks + std::size_t(participant) * kBlockM * kBlockN;
+                    const int gi = ti % kInt8GroupTiles, gj = tj % kInt8GroupTiles;
+                    double* dst = group + std::size_t(gi) * kInt8Tile * kGroupSide + gj * kInt8Tile;
+                    for (int r = 0; r < kInt8Tile; ++r)
+                        for (int c = 0; c < kInt8Tile; ++c) dst[r * kGroupSide + c] = sum[r * kInt8Tile + c];
+                    const int ti0 = ti - gi, tj0 = tj - gj;
+                    const int mt = (rows + kInt8Tile - 1) / kInt8Tile, nt = (cols + kInt8Tile - 1) / kInt8Tile;
+                    const bool group_done = ti == std::min(mt, ti0 + kInt8GroupTiles) - 1 &&
+                                            tj == std::min(nt, tj0 + kInt8GroupTiles) - 1;
+                    if (group_done)
+                        visit(i0 + ti0 * kInt8Tile, j0 + tj0 * kInt8Tile, std::min(kGroupSide, rows - ti0 * kInt8Tile),
+                              std::min(kGroupSide, cols - tj0 * kInt8Tile), group, std::size_t(kGroupSide));
+                    return;
+                }
                 double* dst = ws.sums + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
                 for (int r = 0; r < kInt8Tile; ++r)
                     for (int c = 0; c < kInt8Tile; ++c) {
@@ -95,9 +120,10 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
                         dst[std::size_t(r) * ws.ld + c] = first ? v : dst[std::size_t(r) * ws.ld + c] + v;
                     }
             },
-            [&](int i0, int j0, int rows, int cols) {
-                for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int) {
-                    visit(i0 + bi, j0 + bj, br, bc, ws.sums + std::size_t(bi) * ws.ld + bj, std::size_t(ws.ld));
+            [&](int si0, int sj0, int srows, int scols) {
+                if (one_chunk) return;
+                for_each_out_block(srows, scols, opt.threads, [&](int bi, int bj, int br, int bc, int) {
+                    visit(si0 + bi, sj0 + bj, br, bc, ws.sums + std::size_t(bi) * ws.ld + bj, std::size_t(ws.ld));
                 });
             });
     };
@@ -144,7 +170,7 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
             pack_int8_residues(false, call.b, f.b, halves.b, basis, o0, outer, k0, kc, ws.b, opt.threads);
             *pack_s += now_s() - t;
         },
-        [&](int l, int ti, int tj, const std::int32_t* sum, bool first, bool last) {
+        [&](int l, int ti, int tj, const std::int32_t* sum, bool first, bool last, int) {
             std::int8_t* dst =
                 ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
             // The last chunk leaves y_l = P q_l mod m_l, what the reconstruction sums.

@@ -8,7 +8,8 @@
 //       for each 128 x 128 group of micro-tiles (handed out one at a time to the threads)
 //         for each micro-tile and layer
 //           for each panel of at most 1024 K values: product_s8 -> tile; sum (+)= tile  (INT32)
-//           fold(layer, ti, tj, sum, first chunk, last chunk)   the caller's accumulator takes the chunk
+//           fold(layer, ti, tj, sum, first chunk, last chunk, participant)   the caller's accumulator
+//                                                                    takes the chunk
 //     finish(i0, j0, rows, cols)
 //
 // A chunk's INT32 sums are exact: at most KC 2^14 <= 2^26. The caller folds them into what it
@@ -109,7 +110,7 @@ void walk_int8(int m, int n, int k, const Int8Chunking& ch, const Int8Buffers& w
                                     if (s0 > 0)
                                         for (int v = 0; v < kInt8TileValues; ++v) sum[v] += tile[v];
                                 }
-                                fold(l, ti, tj, sum, first, last);
+                                fold(l, ti, tj, sum, first, last, participant);
                             }
                 };
                 Task task(gm * gn, mk, &group);
