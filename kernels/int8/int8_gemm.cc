@@ -79,8 +79,10 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
     const Int8Buffers ws = int8_buffers(lease.data(), ch, opt.threads);
     // With K in one chunk each tile's sums are final when the tile is done: each group of tiles
     // (int8_walk.h) is then converted into its participant's block and visited at once, and the
-    // C-sized FP64 sums are neither written nor read again. Every entry is visited once either
-    // way, and the certificate's tallies do not depend on the order or the grouping.
+    // C-sized FP64 sums are neither written nor read again. walk_int8 hands a whole group to one
+    // participant, tile rows in order, so the group's last tile completes its block. Every entry
+    // is visited once either way, and the certificate's tallies do not depend on the order or
+    // the grouping.
     const bool one_chunk = ch.kc >= call.k;
     constexpr int kGroupSide = kInt8GroupTiles * kInt8Tile;
     static_assert(kGroupSide <= kBlockM && kGroupSide <= kBlockN, "a group fits a participant's block");

@@ -12,6 +12,8 @@
 //                                                                    takes the chunk
 //     finish(i0, j0, rows, cols)
 //
+// A group's tiles go to one participant, in the order above (its last tile is the group's
+// last fold: the certificate's one-chunk pass relies on it, int8_gemm.cc).
 // A chunk's INT32 sums are exact: at most KC 2^14 <= 2^26. The caller folds them into what it
 // keeps across chunks (the residues, or exact FP64 sums), so no INT32 value grows with K.
 // Every product is exact, so neither the chunks, nor the threads, nor the backend change a bit.
