@@ -10,6 +10,7 @@
 
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/gemm_sample.h"
+#include "kernels/driver/sample_screen.h"
 #include "kernels/certificate/fp64_certificate.h"
 #include "kernels/certificate/fp64_structural_zeros.h"
 #include "kernels/common/reasons.h"
@@ -161,13 +162,21 @@ bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt) {
     one.times = nullptr;
     one.fp64_report = nullptr;
     const auto most_fail = [&sample](long failing) { return 2 * failing > parts * sample.entries(); };
+    // The screen first (sample_screen.h): every entry it counts for an engine fails that
+    // engine's certificate below as well, so where it counts most of the sample for every engine
+    // tried, so would they, and they need not run.
+    const bool int8 = takes_int8(opt), bf16 = !int8 || bf16_after_int8(opt, reason::accuracy_uncertified);
+    const long half = parts * sample.entries() / 2;  // most_fail(f) is f > half
+    const SampleScreen screen = screen_sample(s, one, int8, bf16, half);
+    const auto screened_out = [&most_fail](long failing) { return failing >= 0 && most_fail(failing); };
+    if ((!int8 || screened_out(screen.int8_failing)) && (!bf16 || screened_out(screen.bf16_failing))) return true;
     StructuralZeros<T> zeros(s);
     const StructuralTest structural{[&zeros](int i, int j) { return zeros.spans_apart(i, j / parts); },
                                     [&zeros](int i, int j) { return zeros.terms_zero(i, j / parts); }};
-    if (takes_int8(opt)) {
+    if (int8) {
         Int8Decision d;
         if (decide_int8(s, one, structural, &d) || !most_fail(d.failing)) return false;
-        if (!bf16_after_int8(opt, reason::accuracy_uncertified)) return true;
+        if (!bf16) return true;
     }
     PreparedDgemm prepared;
     if (prepare(s, one, &prepared)) return false;

@@ -60,6 +60,13 @@ public:
         *margin = margin_[c];
     }
     void decide(Int8Decision* out);
+    // After begin: whether entry (i, j) fails at every count even with L_ij replaced by
+    // `upper`, an upper bound of (|op(A)||op(B)|)_ij in units of 2^(e_i + f_j). The test is
+    // monotone in L, so such an entry fails whatever its lhat (kernels/driver/sample_screen.h).
+    bool fails_at_every_count(int i, int j, double upper) const {
+        unsigned tight;
+        return passes(i, j, upper * 0x1p14, nullptr, &tight) == 0;
+    }
     // After decide: appends i + j * m of the block's entries failing at the count picked.
     void failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
                     std::vector<std::size_t>* out) const;

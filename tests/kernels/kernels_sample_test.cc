@@ -5,12 +5,15 @@
 // whole certificate as before.
 #include <cmath>
 #include <complex>
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/certificate/fp64_structural_zeros.h"
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/gemm_sample.h"
 #include "kernels/driver/routed_gemm.h"
+#include "kernels/driver/sample_screen.h"
 #include "kernels/int8/int8_certificate.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -170,6 +173,146 @@ void test_zgemm_forwarded_by_the_sample(void**) {
     for (const Z& x : c) assert_true(std::isnan(x.real()));
 }
 
+// Samples of the kinds the screen meets (sample_screen.h), as N N operands of r x K and K x c:
+// value(kind, operand, row, col) for op(A) (operand 0) and op(B) (operand 1).
+// b_uncertifiable: op(A) exact in BF16's first slice (integers, zero past K/2), so only the
+// screen's a_0(i) rho_B term can show that its entries fail. zero_terms: uncertifiable, but the
+// entries of even rows and odd columns are zero term by term (each term has a zero factor),
+// which both engines pass.
+enum class Kind { uniform, uncertifiable, b_uncertifiable, zero_terms, half_bad, integers, log_uniform, scaled_rows };
+constexpr Kind kKinds[] = {Kind::uniform,  Kind::uncertifiable, Kind::b_uncertifiable, Kind::zero_terms,
+                           Kind::half_bad, Kind::integers,      Kind::log_uniform,     Kind::scaled_rows};
+
+double sample_value(Kind kind, int operand, int row, int col, int rows, int k, kt::Rng* rng) {
+    const double unit = 0.75 + 0.25 * rng->uniform();  // [0.5, 1), 53 bits
+    const int l = operand == 0 ? col : row;              // the K index
+    const bool first = l < k / 2;
+    switch (kind) {
+    case Kind::uniform: return rng->uniform();
+    case Kind::uncertifiable: return (operand == 0 ? (first ? 1.0 : 0x1p-80) : (first ? 0x1p-80 : 1.0)) * unit;
+    case Kind::b_uncertifiable:
+        if (operand == 0) return first ? double(1 + rng->below(127)) : 0.0;
+        return (first ? 0x1p-80 : 1.0) * unit;
+    case Kind::zero_terms: {
+        const bool even = (operand == 0 ? row : col) % 2 == 0;
+        if (operand == 0) return (first ? 1.0 : even ? 0.0 : 0x1p-80) * unit;
+        return (first ? (even ? 0x1p-80 : 0.0) : 1.0) * unit;
+    }
+    case Kind::half_bad: {
+        const bool bad = operand == 0 && row < (rows + 1) / 2 && !first;
+        return (operand == 0 ? (bad ? 0x1p-80 : 1.0) : (first ? 0x1p-80 : 1.0)) * unit;
+    }
+    case Kind::integers: return double(rng->below(255) - 127);
+    case Kind::log_uniform: return std::ldexp(rng->uniform(), rng->below(81) - 40);
+    case Kind::scaled_rows: {  // rows of op(A) far apart, one of them below 2^-1022 once scaled
+        const int o = operand == 0 ? row : col;
+        const int e = operand == 0 ? (o % 3 == 0 ? 600 : o % 3 == 1 ? -600 : 0) : 0;
+        return std::ldexp(unit * (l == 5 && o == 1 ? 0x1p-1060 : 1.0), e);
+    }
+    }
+    return 0;
+}
+
+template <typename T>
+struct Operands {
+    std::vector<T> a, b;
+    GemmArgs<T> g;
+};
+
+template <typename T>
+Operands<T> screen_operands(Kind kind, int r, int c, int k, std::uint64_t seed) {
+    kt::Rng rng(seed);
+    Operands<T> x;
+    x.a.resize(std::size_t(r) * k);
+    x.b.resize(std::size_t(k) * c);
+    const auto value = [&](int operand, int row, int col, int rows) {
+        const double re = sample_value(kind, operand, row, col, rows, k, &rng);
+        if constexpr (std::is_same_v<T, double>) return re;
+        else return T(re, 0.5 * sample_value(kind, operand, row, col, rows, k, &rng));
+    };
+    for (int l = 0; l < k; ++l)
+        for (int i = 0; i < r; ++i) x.a[i + std::size_t(l) * r] = value(0, i, l, r);
+    for (int j = 0; j < c; ++j)
+        for (int l = 0; l < k; ++l) x.b[l + std::size_t(j) * k] = value(1, l, j, k);
+    x.g = GemmArgs<T>{'N', 'N', r, c, k, T(1), x.a.data(), r, x.b.data(), k, T(0), nullptr, r};
+    return x;
+}
+
+const char* decide_int8(const GemmArgs<double>& g, const RunOptions& o, const StructuralTest& t, Int8Decision* d) {
+    return decide_dgemm_int8(g, o, t, d);
+}
+const char* decide_int8(const GemmArgs<Z>& g, const RunOptions& o, const StructuralTest& t, Int8Decision* d) {
+    return decide_zgemm_int8(g, o, t, d);
+}
+const char* prepare(const GemmArgs<double>& g, const RunOptions& o, PreparedDgemm* p) { return prepare_dgemm(g, o, p); }
+const char* prepare(const GemmArgs<Z>& g, const RunOptions& o, PreparedDgemm* p) { return prepare_zgemm(g, o, p); }
+
+// Every entry the screen counts for an engine fails that engine's own certificate on the same
+// sample (it counts no more than the certificate fails), and the BF16 split facts it computes for
+// itself are the engine's, bit for bit (or below them where the engine adds its margin for
+// scaled values rounded below 2^-1022). Uncertifiable samples are counted whole; uniform ones
+// not at all.
+template <typename T>
+void check_screen(Kind kind, int r, int c, int k, std::uint64_t seed) {
+    constexpr int parts = std::is_same_v<T, double> ? 1 : 2;
+    const Operands<T> x = screen_operands<T>(kind, r, c, k, seed);
+    RunOptions one = kt::options(kFp64Auto, 1);
+    const SampleScreen screen = screen_sample(x.g, one, true, true, -1);
+    assert_true(screen.int8_failing >= 0 && screen.bf16_failing >= 0);
+    const long entries = long(r) * c * parts;
+
+    StructuralZeros<T> zeros(x.g);
+    const StructuralTest structural{[&zeros](int i, int j) { return zeros.spans_apart(i, j / parts); },
+                                    [&zeros](int i, int j) { return zeros.terms_zero(i, j / parts); }};
+    Int8Decision d;
+    assert_null(decide_int8(x.g, one, structural, &d));
+    assert_true(screen.int8_failing <= d.failing);
+
+    PreparedDgemm p;
+    assert_null(prepare(x.g, one, &p));
+    const std::vector<double> lower = kt::whole_lower(&p, r, parts * c);
+    Fp64Certificate cert;
+    const bool began = fp64_certify(p.a, p.b, parts * k, lower.data(), r, one.fp64_tol, 3, 1, &cert,
+                                    parts == 1 ? 0 : k + 1, [&structural](int i, int j) {
+        return structural.by_spans(i, j) || structural.by_terms(i, j);
+    });
+    const long bf16_failing = began ? cert.failing : entries;
+    assert_true(screen.bf16_failing <= bf16_failing);
+
+    ScreenSplitFacts f;
+    assert_true(screen_split_facts(x.g, &f));
+    const bool rounded = kind == Kind::scaled_rows;  // the engine's rho then carries its margin
+    if (rounded) {
+        assert_true(f.rho_a <= p.a.rho[kFp64Slices] && f.rho_b <= p.b.rho[kFp64Slices]);
+    } else {
+        assert_true(f.rho_a == p.a.rho[kFp64Slices] && f.rho_b == p.b.rho[kFp64Slices]);
+    }
+    for (int i = 0; i < r; ++i)
+        assert_true(f.a0[i] == (p.a.active > 0 ? p.a.norms[i] * std::ldexp(1.0, p.a.v[0]) : 0.0));
+
+    if (kind == Kind::uncertifiable || kind == Kind::b_uncertifiable) {
+        assert_int_equal(screen.int8_failing, entries);
+        assert_int_equal(screen.bf16_failing, entries);
+    }
+    // An INT8 count at most `enough` ends the screen before BF16's; a BF16 count may stop above it.
+    const SampleScreen early = screen_sample(x.g, one, true, true, screen.int8_failing);
+    assert_true(early.int8_failing == screen.int8_failing && early.bf16_failing == -1);
+    const SampleScreen bf16_only = screen_sample(x.g, one, false, true, 0);
+    assert_true(bf16_only.int8_failing == -1 && bf16_only.bf16_failing <= screen.bf16_failing &&
+                (bf16_only.bf16_failing > 0) == (screen.bf16_failing > 0));
+    if (kind == Kind::half_bad) assert_true(2 * screen.int8_failing >= entries && 2 * screen.bf16_failing >= entries);
+    if (kind == Kind::uniform) assert_true(screen.int8_failing == 0 && screen.bf16_failing == 0);
+}
+
+void test_screen_counts_only_failing_entries(void**) {
+    std::uint64_t seed = 300;
+    for (Kind kind : kKinds)
+        for (const int* s : {(const int[]){8, 8, 256}, (const int[]){16, 12, 96}, (const int[]){5, 16, 1000}}) {
+            check_screen<double>(kind, s[0], s[1], s[2], ++seed);
+            check_screen<Z>(kind, s[0], s[1], s[2], ++seed);
+        }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -179,6 +322,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_int8_verdict_per_entry),
         cmocka_unit_test(test_forwarded_by_the_sample_or_the_whole),
         cmocka_unit_test(test_zgemm_forwarded_by_the_sample),
+        cmocka_unit_test(test_screen_counts_only_failing_entries),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
