@@ -296,7 +296,7 @@ void check_screen(Kind kind, int r, int c, int k, std::uint64_t seed) {
     }
     // An INT8 count at most `enough` ends the screen before BF16's; a BF16 count may stop above it.
     const SampleScreen early = screen_sample(x.g, one, true, true, screen.int8_failing);
-    assert_true(early.int8_failing == screen.int8_failing && early.bf16_failing == -1);
+    assert_true(early.int8_failing <= screen.int8_failing && early.bf16_failing == -1);
     const SampleScreen bf16_only = screen_sample(x.g, one, false, true, 0);
     assert_true(bf16_only.int8_failing == -1 && bf16_only.bf16_failing <= screen.bf16_failing &&
                 (bf16_only.bf16_failing > 0) == (screen.bf16_failing > 0));
