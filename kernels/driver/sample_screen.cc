@@ -156,6 +156,18 @@ bool scale_sample(std::size_t cap, ScaledSample* x) {
 // |entries| <= 1), so sum (1 + (k + 4) 2^-52) + (k + 2) 2^-1000 bounds the exact value from
 // above, these two roundings included. Where the sum is 0 the entry may be zero term by term,
 // which both engines pass: the screen leaves it alone.
+// sum_l |a(r, l)| |y[l]| for R rows (a: column-major with leading dimension lda), each in index
+// order, the R sums in registers.
+template <int R>
+void upper_rows(const double* a, int lda, const double* y, int k, double* out) {
+    double acc[R] = {};
+    for (int l = 0; l < k; ++l) {
+        const double b = std::fabs(y[l]);
+        for (int v = 0; v < R; ++v) acc[v] += std::fabs(a[v + std::size_t(l) * lda]) * b;
+    }
+    std::copy(acc, acc + R, out);
+}
+
 void upper_bounds(ScaledSample* x) {
     const int m = x->m, n = x->n, k = x->k;
     const double up = 1 + double(k + 4) * 0x1p-52, pad = double(k + 2) * 0x1p-1000;
@@ -167,17 +179,9 @@ void upper_bounds(ScaledSample* x) {
         for (int l = 0; l < k; ++l) n1 += std::fabs(y[l]);
         x->n1[j] = std::max(0.0, n1 * down - double(k) * 0x1p-1074);
         int i0 = 0;
-        for (; i0 + 4 <= m; i0 += 4) {  // four rows at a time, their sums in registers
-            double acc[4] = {};
-            for (int l = 0; l < k; ++l)
-                for (int v = 0; v < 4; ++v) acc[v] += std::fabs(x->ah[i0 + v + std::size_t(l) * m]) * std::fabs(y[l]);
-            std::copy(acc, acc + 4, u + i0);
-        }
-        for (; i0 < m; ++i0) {
-            double acc = 0;
-            for (int l = 0; l < k; ++l) acc += std::fabs(x->ah[i0 + std::size_t(l) * m]) * std::fabs(y[l]);
-            u[i0] = acc;
-        }
+        for (; i0 + 8 <= m; i0 += 8) upper_rows<8>(x->ah + i0, m, y, k, u + i0);
+        for (; i0 + 4 <= m; i0 += 4) upper_rows<4>(x->ah + i0, m, y, k, u + i0);
+        for (; i0 < m; ++i0) upper_rows<1>(x->ah + i0, m, y, k, u + i0);
         for (int i = 0; i < m; ++i) u[i] = u[i] == 0 ? 0 : u[i] * up + pad;
     }
 }

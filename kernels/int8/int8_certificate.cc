@@ -78,24 +78,9 @@ unsigned Int8BlockCertificate::passes(int i, int j, double lhat, double* margin,
     unsigned bits = 0;
     *tight = 0;
     const double rhs = rhs_factor_ * lhat;
-    const Row& ra = row_a_[i];
-    const Row& rb = row_b_[j];
-    // T in units of 2^(e_i + f_j) (docs/fp64-int8.md, Section 4), its count-free factors first:
-    // every product is of powers of two and one exact value, so exact in any order.
-    const double x = ra.pow_nu * rb.n1, y = rb.pow_nu * ra.n1, z = double(k_) * ra.pow_nu * rb.pow_nu;
-    // A result scaled by 2^-(s + t) below 2^-1022 may round once more, by 2^-1075 at most: at
-    // the counts whose halves add up to more than 1076 + g_i + g_j (the largest count first).
-    const int eta_above = 1076 + ra.g + rb.g;
-    const double eta = half_a_[max_count_] + half_b_[max_count_] > eta_above ? std::ldexp(1.0, -1075 - ra.e - rb.e) : 0;
+    const EntryBound t = entry_bound(i, j);
     for (int c = min_count_; c <= max_count_; ++c) {
-        // The flags F are "h < thr".
-        const bool fa = half_a_[c] < ra.thr, fb = half_b_[c] < rb.thr;
-        double lhs = 0;
-        if (fa) lhs += pow_a_[c] * x;
-        if (fb) lhs += pow_b_[c] * y;
-        if (fa && fb) lhs += pow_ab_[c] * z;
-        if (half_a_[c] + half_b_[c] > eta_above) lhs += eta;
-        lhs *= (1 + kU) * kEvalUp;
+        const double lhs = t.lhs(*this, c);
         const bool ok = lhs == 0 ? exact_passes_ : lhs <= rhs;
         bits |= unsigned(ok) << c;
         *tight |= unsigned(ok && lhs <= tight_factor_ * lhat) << c;
@@ -105,6 +90,45 @@ unsigned Int8BlockCertificate::passes(int i, int j, double lhat, double* margin,
             margin[c] = std::min(margin[c], rhs / lhs);
     }
     return bits;
+}
+
+Int8BlockCertificate::EntryBound Int8BlockCertificate::entry_bound(int i, int j) const {
+    const Row& ra = row_a_[i];
+    const Row& rb = row_b_[j];
+    EntryBound t;
+    t.thr_a = ra.thr;
+    t.thr_b = rb.thr;
+    // T in units of 2^(e_i + f_j) (docs/fp64-int8.md, Section 4), its count-free factors first:
+    // every product is of powers of two and one exact value, so exact in any order.
+    t.x = ra.pow_nu * rb.n1, t.y = rb.pow_nu * ra.n1, t.z = double(k_) * ra.pow_nu * rb.pow_nu;
+    // A result scaled by 2^-(s + t) below 2^-1022 may round once more, by 2^-1075 at most: at
+    // the counts whose halves add up to more than 1076 + g_i + g_j (the largest count first).
+    t.eta_above = 1076 + ra.g + rb.g;
+    t.eta = half_a_[max_count_] + half_b_[max_count_] > t.eta_above ? std::ldexp(1.0, -1075 - ra.e - rb.e) : 0;
+    return t;
+}
+
+double Int8BlockCertificate::EntryBound::lhs(const Int8BlockCertificate& cert, int c) const {
+    // The flags F are "h < thr".
+    const bool fa = cert.half_a_[c] < thr_a, fb = cert.half_b_[c] < thr_b;
+    double v = 0;
+    if (fa) v += cert.pow_a_[c] * x;
+    if (fb) v += cert.pow_b_[c] * y;
+    if (fa && fb) v += cert.pow_ab_[c] * z;
+    if (cert.half_a_[c] + cert.half_b_[c] > eta_above) v += eta;
+    return v * ((1 + kU) * kEvalUp);
+}
+
+bool Int8BlockCertificate::fails_at_every_count(int i, int j, double upper) const {
+    // passes()'s test, from the most moduli down: an entry that passes anywhere usually passes
+    // there, and the first count it passes at ends the loop.
+    const double rhs = rhs_factor_ * (upper * 0x1p14);
+    const EntryBound t = entry_bound(i, j);
+    for (int c = max_count_; c >= min_count_; --c) {
+        const double lhs = t.lhs(*this, c);
+        if (lhs == 0 ? exact_passes_ : lhs <= rhs) return false;
+    }
+    return true;
 }
 
 // One entry as passes() sees it, with the structural-zero tests where lhat = 0: the counts

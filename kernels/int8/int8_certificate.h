@@ -63,10 +63,7 @@ public:
     // After begin: whether entry (i, j) fails at every count even with L_ij replaced by
     // `upper`, an upper bound of (|op(A)||op(B)|)_ij in units of 2^(e_i + f_j). The test is
     // monotone in L, so such an entry fails whatever its lhat (kernels/driver/sample_screen.h).
-    bool fails_at_every_count(int i, int j, double upper) const {
-        unsigned tight;
-        return passes(i, j, upper * 0x1p14, nullptr, &tight) == 0;
-    }
+    bool fails_at_every_count(int i, int j, double upper) const;
     // After decide: appends i + j * m of the block's entries failing at the count picked.
     void failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
                     std::vector<std::size_t>* out) const;
@@ -76,6 +73,13 @@ private:
     // also passes against u (see above). margin (when not null): the running minima, per
     // count, of the margins rhs / lhs of the entries that pass (lhs = 0 leaves them).
     unsigned passes(int i, int j, double lhat, double* margin, unsigned* tight) const;
+    // Entry (i, j)'s count-free factors of T, and its lhs at a count (passes()'s arithmetic).
+    struct EntryBound {
+        int thr_a = 0, thr_b = 0, eta_above = 0;
+        double x = 0, y = 0, z = 0, eta = 0;
+        double lhs(const Int8BlockCertificate& cert, int c) const;
+    };
+    EntryBound entry_bound(int i, int j) const;
     // What add_block gathers of a block before it merges it.
     struct BlockTally {
         std::int64_t failing[kInt8MaxModuli + 1] = {};
