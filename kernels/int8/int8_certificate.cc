@@ -1,6 +1,7 @@
 #include "kernels/int8/int8_certificate.h"
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <limits>
 
@@ -252,7 +253,9 @@ void Int8BlockCertificate::merge(const BlockTally& t) {
     pending_.insert(pending_.end(), t.pending.begin(), t.pending.end());
 }
 
-void Int8BlockCertificate::decide(Int8Decision* out) {
+void Int8BlockCertificate::resolve_pending() {
+    if (pending_resolved_) return;
+    pending_resolved_ = true;
     // The term-by-term test in index order (its budget makes the answers depend on it).
     std::sort(pending_.begin(), pending_.end());
     const std::size_t m = std::size_t(a_->outer);
@@ -260,6 +263,10 @@ void Int8BlockCertificate::decide(Int8Decision* out) {
     for (std::size_t at : pending_)
         if (structural_.by_terms(int(at % m), int(at / m))) by_terms_.push_back(at);
     for (int c = min_count_; c <= max_count_; ++c) failing_[c] -= std::int64_t(by_terms_.size());
+}
+
+void Int8BlockCertificate::decide(Int8Decision* out) {
+    resolve_pending();
     // The fewest moduli with the fewest failures (the failures only shrink as the count grows).
     count_ = min_count_;
     for (int c = min_count_; c <= max_count_; ++c)
@@ -276,16 +283,60 @@ void Int8BlockCertificate::decide(Int8Decision* out) {
     out->margin = margin_[count_];
 }
 
+long Int8BlockCertificate::failing_everywhere() {
+    resolve_pending();
+    // An entry failing at every count fails at the largest; the count there may also hold
+    // entries that pass below it (the underflow term), which the listing sorts out.
+    return long(failing_[max_count_]);
+}
+
+unsigned Int8BlockCertificate::bits_of(int i, int j, double lhat, unsigned* tight) const {
+    const std::size_t at = i + j * std::size_t(a_->outer);
+    const auto r = std::lower_bound(retested_.begin(), retested_.end(), Retested{at, 0, 0});
+    if (r != retested_.end() && r->at == at) {
+        *tight = r->tight;
+        return r->bits;
+    }
+    unsigned bits = passes(i, j, lhat, nullptr, tight);
+    if (bits == 0 && lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) bits = *tight = ~0u;
+    if (bits == 0 && lhat == 0 && std::binary_search(by_terms_.begin(), by_terms_.end(), at)) bits = *tight = ~0u;
+    return bits;
+}
+
+void Int8BlockCertificate::failing_everywhere_in(int i0, int j0, int rows, int cols, const double* lower,
+                                                 std::size_t ld, std::vector<std::size_t>* out) const {
+    const std::size_t m = std::size_t(a_->outer);
+    for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) {
+        unsigned tight;
+        if (bits_of(i, j, lhat, &tight) == 0) out->push_back(i + j * m);
+    });
+}
+
+void Int8BlockCertificate::retest(const std::vector<std::size_t>& at, const std::vector<double>& lower) {
+    const std::size_t m = std::size_t(a_->outer);
+    for (std::size_t q = 0; q < at.size(); ++q) {
+        const int i = int(at[q] % m), j = int(at[q] / m);
+        double margin[kInt8MaxModuli + 1];
+        std::fill(margin, margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
+        unsigned tight;
+        const unsigned bits = passes(i, j, lower[q] * 0x1p14, margin, &tight);
+        // It was counted failing at every count and loose at none: now as these bits say.
+        for (int c = min_count_; c <= max_count_; ++c) {
+            failing_[c] -= bits >> c & 1;
+            loose_[c] += (bits & ~tight) >> c & 1;
+            margin_[c] = std::min(margin_[c], margin[c]);
+        }
+        retested_.push_back({at[q], bits, tight});
+    }
+    std::sort(retested_.begin(), retested_.end());
+}
+
 void Int8BlockCertificate::failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
                                       std::vector<std::size_t>* out) const {
     const std::size_t m = std::size_t(a_->outer);
     for_each_entry(i0, j0, rows, cols, lower, ld, [&](int i, int j, double lhat) {
         unsigned tight;
-        if (passes(i, j, lhat, nullptr, &tight) >> count_ & 1) return;
-        const std::size_t at = i + j * m;
-        if (lhat == 0 && structural_.by_spans && structural_.by_spans(i, j)) return;
-        if (lhat == 0 && std::binary_search(by_terms_.begin(), by_terms_.end(), at)) return;
-        out->push_back(at);
+        if (!(bits_of(i, j, lhat, &tight) >> count_ & 1)) out->push_back(i + j * m);
     });
 }
 

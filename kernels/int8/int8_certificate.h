@@ -64,6 +64,15 @@ public:
     // `upper`, an upper bound of (|op(A)||op(B)|)_ij in units of 2^(e_i + f_j). The test is
     // monotone in L, so such an entry fails whatever its lhat (kernels/driver/sample_screen.h).
     bool fails_at_every_count(int i, int j, double upper) const;
+    // The second look at entries failing at every count (int8_refine.h), between the blocks and
+    // decide: how many entries the largest count fails (at least those failing everywhere);
+    // the block's entries failing at every count (i + j m); and retest, which counts each
+    // such entry at[q] again with lower[q] <= (|op(A)||op(B)|)_ij (units of 2^(e_i + f_j)) in
+    // place of L_ij, for decide and failing_in.
+    long failing_everywhere();
+    void failing_everywhere_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
+                               std::vector<std::size_t>* out) const;
+    void retest(const std::vector<std::size_t>& at, const std::vector<double>& lower);
     // After decide: appends i + j * m of the block's entries failing at the count picked.
     void failing_in(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld,
                     std::vector<std::size_t>* out) const;
@@ -89,6 +98,11 @@ private:
     };
     void count_entry(int i, int j, double lhat, BlockTally* t) const;
     void merge(const BlockTally& t);
+    // The term-by-term test of the entries whose lhat is 0 (once, before the counts are read).
+    void resolve_pending();
+    // Entry (i, j)'s passing counts and tight ones as decide counted it: retested, zero by
+    // structure, or passes() on lhat.
+    unsigned bits_of(int i, int j, double lhat, unsigned* tight) const;
 
     const Int8OperandFacts* a_ = nullptr;
     const Int8OperandFacts* b_ = nullptr;
@@ -116,6 +130,13 @@ private:
     double margin_[kInt8MaxModuli + 1] = {};
     std::vector<std::size_t> pending_;    // lhat 0, spans meeting, failing everywhere: for decide
     std::vector<std::size_t> by_terms_;   // proved zero term by term, ascending
+    bool pending_resolved_ = false;
+    struct Retested {
+        std::size_t at;
+        unsigned bits, tight;
+        bool operator<(const Retested& o) const { return at < o.at; }
+    };
+    std::vector<Retested> retested_;  // ascending
 };
 
 }  // namespace amxblas::kernels

@@ -10,12 +10,15 @@
 #include <limits>
 
 #include "kernels/common/pow2.h"
+#include "kernels/certificate/fp64_structural_zeros.h"
+#include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/pack/fp64_exponents.h"
 #include "kernels/int8/int8_facts.h"
+#include "kernels/int8/int8_refine.h"
 #include "tests/kernels/fp64_cases.h"
 #include "tests/kernels/kernels_test_util.h"
 
@@ -235,6 +238,42 @@ void test_crt_recovers_exactly(void**) {
     }
 }
 
+// Runs the INT8 engine's auto on a ZGEMM (alpha 1, beta 0, ldc m) and checks each part of C
+// against gamma_{K+1} of its own |A'||B'| (docs/fp64-certificate.md, Section 9).
+Fp64AutoReport check_zgemm_certified(char ta, char tb, int m, int n, int k, const std::vector<std::complex<double>>& a,
+                                     const std::vector<std::complex<double>>& b) {
+    using Z = std::complex<double>;
+    std::vector<Z> c(std::size_t(m) * n, Z(NAN, NAN));
+    const int lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n;
+    GemmArgs<Z> g{ta, tb, m, n, k, Z(1, 0), a.data(), lda, b.data(), ldb, Z(0, 0), c.data(), m};
+    RunOptions o = int8_options(kFp64Auto, 2);
+    Fp64AutoReport rep;
+    o.fp64_report = &rep;
+    const char* why = amxblas::kernels::emulate_gemm(g, o);
+    if (why) fail_msg("forwarded: %s", why);
+    assert_true(rep.engine == Fp64Engine::int8);
+    const double nu = (k + 1) * 0x1p-53, gamma = nu / (1 - nu);
+    const auto at = [](char t, const std::vector<Z>& x, int ld, int row, int col) {
+        const Z v = t == 'N' ? x[row + std::size_t(col) * ld] : x[col + std::size_t(row) * ld];
+        return t == 'C' ? std::conj(v) : v;
+    };
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            long double re = 0, im = 0, wre = 0, wim = 0;
+            for (int l = 0; l < k; ++l) {
+                const Z x = at(ta, a, lda, i, l), y = at(tb, b, ldb, l, j);
+                re += (long double)x.real() * y.real() - (long double)x.imag() * y.imag();
+                im += (long double)x.real() * y.imag() + (long double)x.imag() * y.real();
+                wre += std::fabs(x.real() * y.real()) + std::fabs(x.imag() * y.imag());
+                wim += std::fabs(x.real() * y.imag()) + std::fabs(x.imag() * y.real());
+            }
+            const Z got = c[i + std::size_t(j) * m];
+            assert_true(std::fabs((long double)got.real() - re) <= gamma * wre * (1 + 0x1p-20) + 1e-300);
+            assert_true(std::fabs((long double)got.imag() - im) <= gamma * wim * (1 + 0x1p-20) + 1e-300);
+        }
+    return rep;
+}
+
 void test_uniform_certified(void**) {
     for (int k : {1, 2, 7, 64, 300}) {
         Case cs = make_case('N', 'T', 37, 45, k, 10 + k);
@@ -307,6 +346,64 @@ void test_uncertifiable_forwarded(void**) {
     for (double c : cs.c) assert_true(std::isnan(c));
 }
 
+// Rows whose large entries meet the columns' small ones and the reverse (as a DFT code's
+// wavefunctions and rotations do): every term of their entries is near 2^-10, below what the
+// 7-bit digits of the magnitude product see, so L_ij = 0 and those entries fail at every
+// count; one entry near 2^-200 keeps their rows from ever becoming integers. Their
+// (|A||B|)_ij is near 2^-3, which passes. Five such rows of 64 make 320 failing entries, more
+// than the 256 a call may repair: the first test alone forwards the call (its decision says
+// so), the second look (int8_refine.h) certifies them, and the call runs with no repair.
+void test_digits_bound_looked_at_again(void**) {
+    const int n = 64, k = 256, spread = 5;
+    Case cs = make_case('N', 'N', n, n, k, 91);
+    kt::Rng r(92);
+    const auto unit = [&r] { return (0.75 + 0.25 * r.uniform()) * (r.uniform() < 0 ? -1 : 1); };
+    for (int l = 0; l < k; ++l) {
+        const bool first = l < k / 2;
+        for (int i = 0; i < spread; ++i) cs.a[i + std::size_t(l) * n] = (first ? 1.0 : 0x1p-10) * unit();
+        for (int j = 0; j < n; ++j) cs.b[l + std::size_t(j) * k] = (first ? 0x1p-10 : 1.0) * unit();
+    }
+    for (int i = 0; i < spread; ++i) cs.a[i + std::size_t(k / 2 + 1) * n] = 0x1p-200;
+    StructuralZeros<double> zeros(cs.g);
+    const StructuralTest structural{[&zeros](int i, int j) { return zeros.spans_apart(i, j); },
+                                    [&zeros](int i, int j) { return zeros.terms_zero(i, j); }};
+    Int8Decision first;
+    assert_null(decide_dgemm_int8(cs.g, int8_options(kFp64Auto, 2), structural, &first));
+    assert_true(first.failing >= long(spread) * n && first.failing > fp64_repair_limit(n, n));
+    // The bound it uses is below (|A||B|)_ij (in units of 2^(e_i + f_j)) and within 2^-40 of it
+    // (a long double sum is within 2^-55 of the exact value here).
+    const OperandView<double> va{'N', n, k, cs.a.data(), n}, vb{'N', k, n, cs.b.data(), k};
+    Int8OperandFacts fa, fb;
+    assert_null(int8_operand_facts(va, true, 1, &fa));
+    assert_null(int8_operand_facts(vb, false, 1, &fb));
+    for (int i : {0, spread - 1, spread, n - 1})
+        for (int j : {0, 7, n - 1}) {
+            long double exact = 0;
+            for (int l = 0; l < k; ++l)
+                exact += std::fabs((long double)cs.a[i + std::size_t(l) * n]) * std::fabs((long double)cs.b[l + std::size_t(j) * k]);
+            exact = std::ldexp(exact, -fa.e[i] - fb.e[j]);
+            const double lower = magnitude_lower_bound(va, vb, fa, fb, i, j);
+            assert_true(lower <= exact * (1 - 0x1p-50L) && lower >= exact * (1 - 0x1p-40L));
+        }
+    const Fp64AutoReport rep = check_certified(cs, 2);
+    assert_int_equal(rep.repaired, 0);
+
+    // ZGEMM: the same rows with imaginary parts of their size: 640 failing parts, more than
+    // the 512 its repairs allow.
+    using Z = std::complex<double>;
+    std::vector<Z> za(cs.a.size()), zb(cs.b.size());
+    for (std::size_t q = 0; q < za.size(); ++q) za[q] = Z(cs.a[q], -0.5 * cs.a[q]);
+    for (std::size_t q = 0; q < zb.size(); ++q) zb[q] = Z(0.5 * cs.b[q], cs.b[q]);
+    const GemmArgs<Z> zg{'N', 'N', n, n, k, Z(1), za.data(), n, zb.data(), k, Z(0), nullptr, n};
+    StructuralZeros<Z> zzeros(zg);
+    const StructuralTest zstructural{[&zzeros](int i, int j) { return zzeros.spans_apart(i, j / 2); },
+                                     [&zzeros](int i, int j) { return zzeros.terms_zero(i, j / 2); }};
+    Int8Decision zfirst;
+    assert_null(decide_zgemm_int8(zg, int8_options(kFp64Auto, 2), zstructural, &zfirst));
+    assert_true(zfirst.failing > fp64_repair_limit(n, 2 * n));
+    assert_int_equal(check_zgemm_certified('N', 'N', n, n, k, za, zb).repaired, 0);
+}
+
 // The same bits on the backend under test as on the reference one, with 1 and 2 threads and
 // with the call cut into small chunks (several super-blocks and K chunks, whose residues are
 // reduced between chunks).
@@ -358,35 +455,10 @@ void test_zgemm_certified(void**) {
         for (char tb : {'T', 'C'}) {
             const int m = 19, n = 23, k = 37;
             kt::Rng r(ta * 7 + tb);
-            std::vector<Z> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n, Z(NAN, NAN));
+            std::vector<Z> a(std::size_t(m) * k), b(std::size_t(k) * n);
             for (auto& x : a) x = Z(r.uniform(), r.uniform());
             for (auto& x : b) x = Z(r.uniform(), r.uniform());
-            const int lda = ta == 'N' ? m : k, ldb = tb == 'N' ? k : n;
-            GemmArgs<Z> g{ta, tb, m, n, k, Z(1, 0), a.data(), lda, b.data(), ldb, Z(0, 0), c.data(), m};
-            RunOptions o = int8_options(kFp64Auto, 2);
-            Fp64AutoReport rep;
-            o.fp64_report = &rep;
-            assert_null(amxblas::kernels::emulate_gemm(g, o));
-            assert_true(rep.engine == Fp64Engine::int8);
-            const double nu = (k + 1) * 0x1p-53, gamma = nu / (1 - nu);
-            const auto at = [](char t, const std::vector<Z>& x, int ld, int row, int col) {
-                const Z v = t == 'N' ? x[row + std::size_t(col) * ld] : x[col + std::size_t(row) * ld];
-                return t == 'C' ? std::conj(v) : v;
-            };
-            for (int j = 0; j < n; ++j)
-                for (int i = 0; i < m; ++i) {
-                    long double re = 0, im = 0, wre = 0, wim = 0;
-                    for (int l = 0; l < k; ++l) {
-                        const Z x = at(ta, a, lda, i, l), y = at(tb, b, ldb, l, j);
-                        re += (long double)x.real() * y.real() - (long double)x.imag() * y.imag();
-                        im += (long double)x.real() * y.imag() + (long double)x.imag() * y.real();
-                        wre += std::fabs(x.real() * y.real()) + std::fabs(x.imag() * y.imag());
-                        wim += std::fabs(x.real() * y.imag()) + std::fabs(x.imag() * y.real());
-                    }
-                    const Z got = c[i + std::size_t(j) * m];
-                    assert_true(std::fabs((long double)got.real() - re) <= gamma * wre * (1 + 0x1p-20) + 1e-300);
-                    assert_true(std::fabs((long double)got.imag() - im) <= gamma * wim * (1 + 0x1p-20) + 1e-300);
-                }
+            check_zgemm_certified(ta, tb, m, n, k, a, b);
         }
 }
 
@@ -504,6 +576,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_wide_ranges_and_exact_inputs),
         cmocka_unit_test(test_structural_zeros),
         cmocka_unit_test(test_uncertifiable_forwarded),
+        cmocka_unit_test(test_digits_bound_looked_at_again),
         cmocka_unit_test(test_bitwise_threads_and_chunks),
         cmocka_unit_test(test_set_without_int8_product),
         cmocka_unit_test(test_zgemm_certified),
