@@ -14,6 +14,7 @@
 #include "kernels/driver/macro_kernel.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_facts.h"
+#include "kernels/pack/operand_element.h"
 #include "kernels/pack/pack_fp64.h"
 #include "kernels/runtime/workspace.h"
 
@@ -30,16 +31,6 @@ OperandView<double> view_a(const GemmArgs<std::complex<double>>& s) {
 }
 OperandView<double> view_b(const GemmArgs<std::complex<double>>& s) {
     return {'N', 2 * s.k, 2 * s.n, reinterpret_cast<const double*>(s.b), s.ldb, Interleave::complex_b};
-}
-
-// op(X)(row, col) of an untransposed view: the stored value, or for complex views the part
-// pack.h's Interleave describes (B' holds [[Re, Im], [-Im, Re]] per complex entry).
-double entry(const OperandView<double>& x, int row, int col) {
-    if (x.kind == Interleave::real) return x.x[row + std::size_t(col) * x.ld];
-    if (x.kind == Interleave::complex_a) return x.x[2 * (row + std::size_t(col / 2) * x.ld) + col % 2];
-    const double* z = x.x + 2 * (std::size_t(row / 2) + std::size_t(col / 2) * x.ld);
-    const int e = row % 2, f = col % 2;
-    return e == f ? z[0] : e == 0 ? z[1] : -z[1];
 }
 
 // op(X) times 2^-exps[o] per row (as_rows: op(A)) or per column (op(B)), as the packer scales it
@@ -63,7 +54,7 @@ void scale_outer(const OperandView<double>& x, bool as_rows, const int* exps, do
         } else {
             for (int row = 0; row < x.rows; ++row) {
                 const int o = as_rows ? row : col;
-                dst[row] = entry(x, row, col) * f1[o] * f2[o];
+                dst[row] = element(x, row, col) * f1[o] * f2[o];
             }
         }
     }
