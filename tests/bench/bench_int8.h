@@ -47,8 +47,12 @@ void run_int8_forwarded(const Int8Options& o);
 
 // A .gemm call (scripts/replay/gemm_file.h) through the kernels into *c (C's initial values
 // first): nullptr, or the reason it was forwarded (C then untouched). And through OpenBLAS.
+// The _in forms take *c as it is (the caller has put C's initial values there), as a program's
+// call finds its C: for timings that should not include the copy.
 const char* routed(const replay::GemmFile& g, const kernels::RunOptions& opt, std::vector<double>* c);
 void openblas(const replay::GemmFile& g, std::vector<double>* c);
+const char* routed_in(const replay::GemmFile& g, const kernels::RunOptions& opt, std::vector<double>* c);
+void openblas_in(const replay::GemmFile& g, std::vector<double>* c);
 // The names of the .gemm files in dir, sorted.
 std::vector<std::string> gemm_files(const std::string& dir);
 

@@ -31,6 +31,10 @@ struct Tally {
 
 const char* routed(const replay::GemmFile& g, const kernels::RunOptions& opt, std::vector<double>* c) {
     *c = g.c;
+    return routed_in(g, opt, c);
+}
+
+const char* routed_in(const replay::GemmFile& g, const kernels::RunOptions& opt, std::vector<double>* c) {
     if (!g.complex) {
         const kernels::GemmArgs<double> a{g.transa, g.transb, g.m, g.n, g.k, g.alpha[0], g.a.data(), g.lda,
                                           g.b.data(), g.ldb, g.beta[0], c->data(), g.ldc};
@@ -45,6 +49,10 @@ const char* routed(const replay::GemmFile& g, const kernels::RunOptions& opt, st
 
 void openblas(const replay::GemmFile& g, std::vector<double>* c) {
     *c = g.c;
+    openblas_in(g, c);
+}
+
+void openblas_in(const replay::GemmFile& g, std::vector<double>* c) {
     if (!g.complex)
         cblas_dgemm(CblasColMajor, cblas_trans(g.transa), cblas_trans(g.transb), g.m, g.n, g.k, g.alpha[0], g.a.data(),
                     g.lda, g.b.data(), g.ldb, g.beta[0], c->data(), g.ldc);
