@@ -134,12 +134,17 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
         cert.add_block(i0, j0, rows, cols, low, ld);
     });
     const long limit = fp64_repair_limit(call.m, call.n);
-    // A call that is to run (fail_at set) looks again at the entries failing at every count, up
-    // to twice the repair limit of them, against a lower bound of |A||B| summed in FP64
-    // (int8_refine.h), before the count is picked: then a call whose digits' bound alone fails
-    // a few too many entries still runs. (A decision alone reports the first test's counts.)
+    // A call that is to run (fail_at set) looks again at the entries failing at every count
+    // against a lower bound of |A||B| summed in FP64 (int8_refine.h), before the count is
+    // picked: then a call whose digits' bound alone fails a few too many entries still runs.
+    // Only where that costs little: at most twice the repair limit of entries, and K
+    // multiply-adds each within 1/64 of the call's M N K (2^20 for a small call), so that a call
+    // with many entries that truly fail is forwarded or repaired as fast as before. (A decision
+    // alone reports the first test's counts.)
     const long everywhere = fail_at ? cert.failing_everywhere() : 0;
-    if (everywhere > 0 && everywhere <= 2 * limit) {
+    const double look_work = double(everywhere) * call.k;
+    const double look_budget = std::max(double(call.m) * call.n * call.k / 64, 0x1p20);
+    if (everywhere > 0 && everywhere <= 2 * limit && look_work <= look_budget) {
         std::vector<std::size_t> at;
         std::mutex hold;
         lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {

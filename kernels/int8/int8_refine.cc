@@ -13,10 +13,20 @@ namespace amxblas::kernels {
 
 double magnitude_lower_bound(const OperandView<double>& a, const OperandView<double>& b, const Int8OperandFacts& fa,
                              const Int8OperandFacts& fb, int i, int j) {
-    const int k = a.cols;
+    const int k = a.cols, sa = -fa.e[i], sb = -fb.e[j];
     double sum = 0;
-    for (int l = 0; l < k; ++l)
-        sum += std::fabs(times_pow2(element(a, i, l), -fa.e[i])) * std::fabs(times_pow2(element(b, l, j), -fb.e[j]));
+    if (a.kind == Interleave::real && b.kind == Interleave::real && sa >= -1022 && sa <= 1023 && sb >= -1022 &&
+        sb <= 1023) {
+        // The same products as below (times_pow2 is x 2^e there), through the strides.
+        const double fa_i = pow2(sa), fb_j = pow2(sb);
+        const std::size_t step_a = a.trans == 'N' ? std::size_t(a.ld) : 1, step_b = b.trans == 'N' ? 1 : std::size_t(b.ld);
+        const double* x = a.trans == 'N' ? a.x + i : a.x + std::size_t(i) * a.ld;
+        const double* y = b.trans == 'N' ? b.x + std::size_t(j) * b.ld : b.x + j;
+        for (int l = 0; l < k; ++l) sum += std::fabs(x[l * step_a] * fa_i) * std::fabs(y[l * step_b] * fb_j);
+    } else {
+        for (int l = 0; l < k; ++l)
+            sum += std::fabs(times_pow2(element(a, i, l), sa)) * std::fabs(times_pow2(element(b, l, j), sb));
+    }
     // Each scaled value is exact or, below 2^-1022, within 2^-1075 of the exact one (all are at
     // most 1), so each exact term is at least the computed product's exact value less 2^-1074;
     // each product and addition rounds once (relative u, or 2^-1075 below 2^-1022). So the

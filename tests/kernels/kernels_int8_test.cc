@@ -353,8 +353,7 @@ void test_uncertifiable_forwarded(void**) {
 // (|A||B|)_ij is near 2^-3, which passes. Five such rows of 64 make 320 failing entries, more
 // than the 256 a call may repair: the first test alone forwards the call (its decision says
 // so), the second look (int8_refine.h) certifies them, and the call runs with no repair.
-void test_digits_bound_looked_at_again(void**) {
-    const int n = 64, k = 256, spread = 5;
+Case spread_rows_case(int n, int k, int spread) {
     Case cs = make_case('N', 'N', n, n, k, 91);
     kt::Rng r(92);
     const auto unit = [&r] { return (0.75 + 0.25 * r.uniform()) * (r.uniform() < 0 ? -1 : 1); };
@@ -364,6 +363,12 @@ void test_digits_bound_looked_at_again(void**) {
         for (int j = 0; j < n; ++j) cs.b[l + std::size_t(j) * k] = (first ? 0x1p-10 : 1.0) * unit();
     }
     for (int i = 0; i < spread; ++i) cs.a[i + std::size_t(k / 2 + 1) * n] = 0x1p-200;
+    return cs;
+}
+
+void test_digits_bound_looked_at_again(void**) {
+    const int n = 64, k = 256, spread = 5;
+    Case cs = spread_rows_case(n, k, spread);
     StructuralZeros<double> zeros(cs.g);
     const StructuralTest structural{[&zeros](int i, int j) { return zeros.spans_apart(i, j); },
                                     [&zeros](int i, int j) { return zeros.terms_zero(i, j); }};
@@ -402,6 +407,13 @@ void test_digits_bound_looked_at_again(void**) {
     assert_null(decide_zgemm_int8(zg, int8_options(kFp64Auto, 2), zstructural, &zfirst));
     assert_true(zfirst.failing > fp64_repair_limit(n, 2 * n));
     assert_int_equal(check_zgemm_certified('N', 'N', n, n, k, za, zb).repaired, 0);
+
+    // The second look's budget: with K = 4096 its 320 entries would take 320 K multiply-adds,
+    // above 2^20 and M N K / 64, so the call is forwarded as the first test says.
+    Case deep = spread_rows_case(n, 4096, spread);
+    const char* why = amxblas::kernels::emulate_gemm(deep.g, int8_options(kFp64Auto, 2));
+    assert_non_null(why);
+    assert_string_equal(why, "accuracy:uncertified");
 }
 
 // The same bits on the backend under test as on the reference one, with 1 and 2 threads and
