@@ -140,12 +140,6 @@ bool scale_sample(std::size_t cap, ScaledSample* x) {
     return true;
 }
 
-// U_ij >= (|Ahat||Bhat|)_ij into x->upper, 0 where the computed sum is 0, and x->n1[j] <=
-// ||Bhat(:, j)||_1. The FP64 sum of |ah||bh| in index order is within gamma_k of the sum of its
-// terms, each within 2^-1075 of |Ahat||Bhat| (a scaled value may have been rounded: pack.h;
-// |entries| <= 1), so sum (1 + (k + 4) 2^-52) + (k + 2) 2^-1000 bounds the exact value from
-// above, these two roundings included. Where the sum is 0 the entry may be zero term by term,
-// which both engines pass: the screen leaves it alone.
 // sum_l |a(r, l)| |y[l]| for R rows (a: column-major with leading dimension lda), each in index
 // order, the R sums in registers.
 template <int R>
@@ -158,6 +152,12 @@ void upper_rows(const double* a, int lda, const double* y, int k, double* out) {
     std::copy(acc, acc + R, out);
 }
 
+// U_ij >= (|Ahat||Bhat|)_ij into x->upper, 0 where the computed sum is 0, and x->n1[j] <=
+// ||Bhat(:, j)||_1. The FP64 sum of |ah||bh| in index order is within gamma_k of the sum of its
+// terms, each within 2^-1075 of |Ahat||Bhat| (a scaled value may have been rounded: pack.h;
+// |entries| <= 1), so sum (1 + (k + 4) 2^-52) + (k + 2) 2^-1000 bounds the exact value from
+// above, these two roundings included. Where the sum is 0 the entry may be zero term by term,
+// which both engines pass: the screen leaves it alone.
 void upper_bounds(ScaledSample* x) {
     const int m = x->m, n = x->n, k = x->k;
     const double up = 1 + double(k + 4) * 0x1p-52, pad = double(k + 2) * 0x1p-1000;
