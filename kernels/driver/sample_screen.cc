@@ -213,9 +213,9 @@ SampleScreen screen_sample(const GemmArgs<T>& s, const RunOptions& opt, bool int
             // An entry that passes at some count with lhat = 0 passes whatever its lhat (the
             // test is monotone in lhat): on data whose rows and columns all become integers at
             // the largest count, the usual case, none can fail, and U is not needed.
-            long could_fail = 0;
-            for (int j = 0; j < n; ++j)
-                for (int i = 0; i < m; ++i) could_fail += cert.fails_at_every_count(i, j, 0.0);
+            long could_fail = 0;  // counted until it passes `enough`
+            for (int j = 0; j < n && could_fail <= enough; ++j)
+                for (int i = 0; i < m && could_fail <= enough; ++i) could_fail += cert.fails_at_every_count(i, j, 0.0);
             if (could_fail <= enough) {
                 out.int8_failing = 0;  // none shown: too few could be to act on
                 return out;
