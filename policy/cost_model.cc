@@ -184,10 +184,11 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     // A complex call is one real GEMM of M x 2N x 2K (kernels/driver/complex_gemm.cc).
     const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
     // FP64 auto: what it picks on ordinary inputs, 21 products of 6 slices (docs/accuracy.md),
-    // plus its certificate's one lower-bound product, on the 8 slices it always splits.
+    // plus its certificate's one lower-bound product, on the 6 slices it splits first (all 8
+    // only where entries fail at 6: docs/fp64-certificate.md, Section 6).
     const bool fp64_auto = fp64 && in.products == kernels::kFp64Auto;
     const double products = fp64_auto ? 22 : in.products;
-    const double slices = fp64_auto ? kernels::kFp64Slices : in.slices;
+    const double slices = fp64_auto ? kernels::kFp64AutoFirstDepth : in.slices;
 
     const double tiles = ceil_div(m, kCostTile) * ceil_div(n, kCostTile), steps = ceil_div(k, kCostTile);
     const double panels = ceil_div(k, kCostBlock);
@@ -223,7 +224,8 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     // split once per super-block column, op(B) once per row; FP64 first splits each once more
     // for its facts, which a call in one chunk keeps and a fixed count on one super-block does
     // without, its guessed scales holding on ordinary data (kernels/driver/fp64_gemm.cc); auto
-    // splits 8 slices for its facts, then per chunk the lower bound's slice 0 and the products' 6.
+    // splits 6 slices for its facts, then per chunk the lower bound's slice 0 and the products' 6
+    // (its chunks are planned for 8 slices and a spare).
     const double elem = fp64 ? 8 : 4;
     const double a_bytes = double(m) * k * elem, b_bytes = double(k) * n * elem;
     const double a_slice = 2.0 * ru(m) * ru(k), b_slice = 2.0 * ru(n) * ru(k);

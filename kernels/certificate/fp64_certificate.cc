@@ -112,10 +112,14 @@ bool Fp64BlockCertificate::begin(const Fp64SplitFacts& a, const Fp64SplitFacts& 
     row_inf_.assign(std::size_t(m), 0.0);
     if (a.zero)
         for (int i = 0; i < m; ++i) row_inf_[i] = a.zero[i] ? INFINITY : 0.0;
+    // A certificate begun again (on deeper slices: kernels/driver/routed_gemm.cc) starts over.
+    deepest_ = nowhere_ = 0;
     for (int d = 0; d <= kFp64Slices; ++d) {
         failing_[d] = 0;
         margin_[d] = INFINITY;
     }
+    pending_.clear();
+    by_terms_.clear();
     return true;
 }
 

@@ -61,7 +61,8 @@ public:
     // gamma_terms: the n of the bound gamma_n that tol multiplies; 0 means k (DGEMM's inner
     // products). ZGEMM passes K + 1 for its real GEMM of depth k = 2K: per part, the bound of a
     // complex inner product of length K in real arithmetic (docs/fp64-certificate.md, Section 9).
-    // Returns false when the inputs leave the certificate's assumptions (K u >= 2^-10).
+    // Returns false when the inputs leave the certificate's assumptions (K u >= 2^-10). Begun
+    // again, it forgets the blocks it was given.
     bool begin(const Fp64SplitFacts& a, const Fp64SplitFacts& b, int k, double tol, int min_depth, int threads,
                int gamma_terms, StructuralTest structural);
     // Pass 1 over the entries (i0 .. i0 + rows - 1, j0 .. j0 + cols - 1), lhat(i0 + i, j0 + j) =

@@ -17,6 +17,10 @@ constexpr int kFp64Slices = 8;
 // RunOptions::fp64_products for AMXBLAS_FP64_PRODUCTS=auto: the fewest products whose
 // per-entry error certificate holds (kernels/certificate/fp64_certificate.h, docs/fp64-certificate.md).
 constexpr int kFp64Auto = -1;
+// The slices BF16's auto splits before its certificate decides (RunOptions::fp64_auto_depth):
+// the six of the 21 products it picks on ordinary data (docs/accuracy.md). Where that depth
+// leaves entries failing it splits all eight and decides again (kernels/driver/routed_gemm.cc).
+constexpr int kFp64AutoFirstDepth = 6;
 
 // The FP64 engines (AMXBLAS_FP64_ENGINE): bf16, the paper's BF16 slices (6 ... 36 products);
 // int8, Ozaki scheme II on INT8 products (kernels/int8/: 6 ... 24 moduli, one product each);
@@ -84,6 +88,9 @@ struct RunOptions {
     // blocks and panels; 0: the driver's choice. For the tests that check that chunking
     // changes no bit; nothing above the kernels sets them.
     int chunk_rows = 0, chunk_cols = 0, chunk_depth = 0;
+    // BF16 auto: the slices its first split goes to (3 ... kFp64Slices). The automatic engine
+    // asks for all eight where BF16 runs after INT8 refused a call: data that hard need them.
+    int fp64_auto_depth = kFp64AutoFirstDepth;
 };
 
 // op(X) = X for TRANS 'N' or 'n'; every other valid TRANS ('T', 'C', either case) is a

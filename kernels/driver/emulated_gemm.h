@@ -38,9 +38,9 @@
 //
 // prepare_dgemm scans the exponents, allocates and finds what the split of both operands gives
 // (chunk by chunk: kernels/driver/chunking.h), and reports it in p.a and p.b (with
-// opt.fp64_products = kFp64Auto: eight slices and their norms); under auto, lower_bound_blocks
-// then gives, block by block, one extra BF16 product for the certificate's lower bound of
-// |A||B|. compute_dgemm splits and packs the chunks again as the products need them (a call in
+// opt.fp64_products = kFp64Auto: opt.fp64_auto_depth slices and their norms, all eight after
+// deepen_fp64_split); under auto, lower_bound_blocks then gives, block by block, one extra BF16
+// product for the certificate's lower bound of |A||B|. compute_dgemm splits and packs the chunks again as the products need them (a call in
 // one chunk keeps the prepare's), runs the chosen products, writes C and recomputes the listed
 // entries in FP64. A PreparedDgemm owns its workspace until it is destroyed; the arguments'
 // matrices must not change between the two phases.
@@ -67,7 +67,8 @@ namespace amxblas::kernels {
 std::size_t sgemm_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
 std::size_t dgemm_workspace_bytes(int m, int n, int k, int threads = 1, int products = 21,
                                   Backend backend = Backend::reference);
-// Auto: eight slices and a ninth for |slice 0| (used when the call is one chunk).
+// Auto: eight slices (the most it may split) and a ninth for |slice 0| (used when the call is
+// one chunk).
 std::size_t dgemm_auto_workspace_bytes(int m, int n, int k, int threads = 1, Backend backend = Backend::reference);
 
 // 6 -> 3, 10 -> 4, 15 -> 5, 21 -> 6, 28 -> 7, 36 -> 8: the slices d of the products i + j < d
@@ -107,6 +108,12 @@ const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, P
 // when the call was not prepared under auto.
 using LowerBlockVisitor = std::function<void(int i0, int j0, int rows, int cols, const double* acc)>;
 bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit);
+// Auto only, between the phases, where the certificate needs deeper slices than the prepare
+// split: the facts of all eight slices into p.a and p.b (the slices already split, their
+// scales and norms, and the lower bound, are unchanged: the split is sequential). Does nothing
+// where eight were split already or the call was not prepared under auto. nullptr, else a
+// slice-range reason (the safety net of kernels/pack/pack.h); C untouched either way.
+const char* deepen_fp64_split(PreparedDgemm* prepared);
 
 // Phase 2: runs `products` component products (6 ... 36, at most the prepared depth's) on a
 // prepared call and writes C; then recomputes the `repairs` entries repair_at[] (i + j * m of

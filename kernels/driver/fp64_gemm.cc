@@ -196,7 +196,7 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     out->state.reset();
     if (const char* why = check_backend(opt)) return why;
     const bool automatic = opt.fp64_products == kFp64Auto;
-    const int slices = automatic ? kFp64Slices : fp64_depth(opt.fp64_products);
+    const int slices = automatic ? std::clamp(opt.fp64_auto_depth, 3, kFp64Slices) : fp64_depth(opt.fp64_products);
     if (slices == 0) return reason::config_fp64_products;
     auto st = std::make_unique<PreparedDgemm::State>();
     st->m = m;
@@ -239,9 +239,9 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
                                           opt.workspace_cap_bytes, &st->ws))
         return why;
     st->cw = lay_out(static_cast<char*>(st->ws.data()), bl, ch, slots, sizeof(double), threads);
-    if (automatic) {
-        st->norms_a.resize(std::size_t(slices) * m);
-        st->norms_b.resize(std::size_t(slices) * n);
+    if (automatic) {  // room for all eight slices' norms: deepen_fp64_split may need them
+        st->norms_a.resize(std::size_t(kFp64Slices) * m);
+        st->norms_b.resize(std::size_t(kFp64Slices) * n);
         st->sa.norms = st->norms_a.data();
         st->sb.norms = st->norms_b.data();
     }
@@ -263,6 +263,21 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     st->split_pack_s = now_s() - t0;
 
     out->state = std::move(st);
+    return nullptr;
+}
+
+const char* deepen_fp64_split(PreparedDgemm* prepared) {
+    if (!prepared || !prepared->state || prepared->state->opt.fp64_products != kFp64Auto) return nullptr;
+    PreparedDgemm::State& st = *prepared->state;
+    if (st.sa.sc.slices == kFp64Slices) return nullptr;
+    const double t0 = now_s();
+    // The same facts pass, eight slices deep. The split is sequential, so the first slices,
+    // their scales and norms, and with slice 0 the lower bound's |Z_0|, come out as before.
+    st.sa.sc.slices = st.sb.sc.slices = kFp64Slices;
+    if (const char* why = operand_facts(st)) return why;
+    prepared->a = split_facts(st.sa, st.m, st.row_zero.data());
+    prepared->b = split_facts(st.sb, st.n, st.col_zero.data());
+    st.split_pack_s += now_s() - t0;
     return nullptr;
 }
 

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "kernels/driver/emulated_gemm.h"
@@ -50,17 +53,35 @@ bool k1_uncertified(const GemmArgs<double>& g, double tol) {
 }
 
 // The BF16 certificate's first pass on a call prepared under auto: the depth it picks and the
-// entries failing there, in *cert (no fail_at). False, with nothing decided, when no depth
-// applies (begin refuses).
-bool bf16_decide(PreparedDgemm* prepared, int k, int gamma_terms, const RunOptions& opt, StructuralTest structural,
-                 Fp64BlockCertificate* block_cert, Fp64Certificate* cert) {
-    if (!block_cert->begin(prepared->a, prepared->b, k, opt.fp64_tol, 3, opt.threads, gamma_terms, std::move(structural)))
-        return false;
-    lower_bound_blocks(prepared, [&](int i0, int j0, int rows, int cols, const double* acc) {
-        block_cert->add_block(i0, j0, rows, cols, acc, kBlockN, 1);
-    });
-    block_cert->decide(cert);
-    return true;
+// entries failing there, in *cert (no fail_at). Where entries fail at the depth picked and the
+// prepare split fewer than eight slices (RunOptions::fp64_auto_depth), it splits all eight
+// (deepen_fp64_split) and decides again, which is the decision eight slices from the start give
+// (docs/fp64-certificate.md, Section 6). The term-by-term test of structural zeros spends a
+// budget as it is asked (fp64_structural_zeros.h): the second decision asks the same entries in
+// the same order and is given the first decision's answers. nullptr once decided; else
+// accuracy:uncertified where no depth applies (begin refuses), or the deeper split's reason.
+const char* bf16_decide(PreparedDgemm* prepared, int k, int gamma_terms, const RunOptions& opt,
+                        const StructuralTest& structural, Fp64BlockCertificate* block_cert, Fp64Certificate* cert) {
+    StructuralTest asked{structural.by_spans, nullptr};
+    if (structural.by_terms) {
+        const std::uint64_t m = std::uint64_t(prepared->a.outer);
+        auto answers = std::make_shared<std::unordered_map<std::uint64_t, bool>>();
+        asked.by_terms = [answers, m, by_terms = structural.by_terms](int i, int j) {
+            const std::uint64_t at = std::uint64_t(i) + std::uint64_t(j) * m;
+            const auto known = answers->find(at);
+            return known != answers->end() ? known->second : ((*answers)[at] = by_terms(i, j));
+        };
+    }
+    for (;;) {
+        if (!block_cert->begin(prepared->a, prepared->b, k, opt.fp64_tol, 3, opt.threads, gamma_terms, asked))
+            return reason::accuracy_uncertified;
+        lower_bound_blocks(prepared, [&](int i0, int j0, int rows, int cols, const double* acc) {
+            block_cert->add_block(i0, j0, rows, cols, acc, kBlockN, 1);
+        });
+        block_cert->decide(cert);
+        if (cert->failing == 0 || prepared->a.slices == kFp64Slices) return nullptr;
+        if (const char* why = deepen_fp64_split(prepared)) return why;
+    }
 }
 
 // Auto, after a successful prepare: the certificate on what the split found and on the lower
@@ -76,8 +97,7 @@ const char* certify_and_compute(PreparedDgemm* prepared, int m, int n, int k, in
     const Clock::time_point t0 = Clock::now();
     Fp64BlockCertificate block_cert;
     Fp64Certificate cert;
-    if (!bf16_decide(prepared, k, gamma_terms, opt, std::move(structural), &block_cert, &cert))
-        return reason::accuracy_uncertified;
+    if (const char* why = bf16_decide(prepared, k, gamma_terms, opt, structural, &block_cert, &cert)) return why;
     const bool repairable = cert.failing <= fp64_repair_limit(m, n);
     if (cert.failing > 0 && repairable) {
         // The failing entries, from the lower bound computed once more: it is never kept whole.
@@ -166,6 +186,7 @@ bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt) {
     // engine's certificate below as well, so where it counts most of the sample for every engine
     // tried, so would they, and they need not run.
     const bool int8 = takes_int8(opt), bf16 = !int8 || bf16_after_int8(opt, reason::accuracy_uncertified);
+    if (int8) one.fp64_auto_depth = kFp64Slices;  // BF16 after INT8, as run_dgemm and run_zgemm
     const long half = parts * sample.entries() / 2;  // most_fail(f) is f > half
     const SampleScreen screen = screen_sample(s, one, int8, bf16, half);
     const auto screened_out = [&most_fail](long failing) { return failing >= 0 && most_fail(failing); };
@@ -183,18 +204,20 @@ bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt) {
     Fp64BlockCertificate block_cert;
     Fp64Certificate cert;
     const int gamma_terms = parts == 1 ? 0 : g.k + 1;
-    return !bf16_decide(&prepared, parts * g.k, gamma_terms, one, structural, &block_cert, &cert) ||
+    return bf16_decide(&prepared, parts * g.k, gamma_terms, one, structural, &block_cert, &cert) != nullptr ||
            most_fail(cert.failing);
 }
 
 // Fixed product counts need no check between the phases: the normalised slices keep every
 // product and panel sum in range (kernels/isa/split.h). Auto certifies each entry first.
-const char* run_dgemm(const GemmArgs<double>& args, const RunOptions& opt) {
+const char* run_dgemm(const GemmArgs<double>& args, const RunOptions& asked) {
+    RunOptions opt = asked;
     if (takes_int8(opt)) {
         StructuralZeros<double> zeros(args);
         const char* why = emulate_dgemm_int8(args, opt, {[&zeros](int i, int j) { return zeros.spans_apart(i, j); },
                                                          [&zeros](int i, int j) { return zeros.terms_zero(i, j); }});
         if (!bf16_after_int8(opt, why)) return why;
+        opt.fp64_auto_depth = kFp64Slices;  // data INT8 refused need BF16's deepest slices
     }
     if (opt.fp64_products == kFp64Auto && k1_uncertified(args, opt.fp64_tol))
         return reason::accuracy_uncertified;
@@ -208,13 +231,15 @@ const char* run_dgemm(const GemmArgs<double>& args, const RunOptions& opt) {
                                [](const Fp64Certificate& c) { return c.failing; });
 }
 
-const char* run_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt) {
+const char* run_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptions& asked) {
+    RunOptions opt = asked;
     if (takes_int8(opt)) {
         StructuralZeros<std::complex<double>> zeros(args);
         const char* why =
             emulate_zgemm_int8(args, opt, {[&zeros](int i, int jr) { return zeros.spans_apart(i, jr / 2); },
                                            [&zeros](int i, int jr) { return zeros.terms_zero(i, jr / 2); }});
         if (!bf16_after_int8(opt, why)) return why;
+        opt.fp64_auto_depth = kFp64Slices;  // data INT8 refused need BF16's deepest slices
     }
     PreparedDgemm prepared;
     if (const char* why = prepare_zgemm(args, opt, &prepared)) return why;

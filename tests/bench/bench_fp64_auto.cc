@@ -153,8 +153,8 @@ void accuracy(const Options& o) {
 // the driver's tile-instruction counts (bench_amx.cc, checked against the harness), every
 // other phase as measured here on the AVX-512 side. Fixed: split + pack, reconstruction and
 // the products' tiles. Auto adds the certificate: one more product's tiles (|Z_0^A| |Z_0^B|)
-// and its widen-adds, and the per-entry test; its split (eight slices and the norms) is
-// measured as it is.
+// and its widen-adds, and the per-entry test; its split (the facts and norms of six slices,
+// eight where entries fail at six) is measured as it is.
 struct AmxModel {
     double fixed_s = 0, auto_s = 0, cert_s = 0;
 };
@@ -220,9 +220,8 @@ void cost(const Options& o, int n) {
                 "test %.1f%%), target <= 10%%\n",
                 share <= 0.10 ? "PASS" : "MISS", kernels::backend_name(o.backend), n, 100 * share,
                 100 * (median(cert) - median(test)) / median(total_auto), 100 * median(test) / median(total_auto));
-    std::printf("     whole auto call / fixed %d-product call: %.3f (also counts 8 slices and their norms split instead "
-                "of %d)\n",
-                products, median(total_auto) / median(total_fixed), kernels::fp64_depth(products));
+    std::printf("     whole auto call / fixed %d-product call: %.3f (also counts the norms of the %d slices it splits first)\n",
+                products, median(total_auto) / median(total_fixed), kernels::kFp64AutoFirstDepth);
     const AmxModel m = amx_model(s, products, o.threads, median(split_fixed), median(split_auto), median(recon_fixed),
                                  median(test));
     // Every CPU with AMX has AVX-512: without it here, the phases measured ran the portable

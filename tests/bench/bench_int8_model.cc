@@ -23,7 +23,7 @@
 //                    the model's N directly, on `threads` threads = the model's cores.
 //   native DGEMM     2 N^3 / (cores x 2.0 GHz x 32 FLOP/cycle x 0.90), as bench_model.cc.
 //   BF16 auto        bench_fp64_auto.cc's model: P products' tiles + one for the lower bound,
-//                    split + pack of its 8 slices and norms, certificate and reconstruction
+//                    split + pack of its slices and norms, certificate and reconstruction
 //                    measured the same way; P = --bf16-products (default 21: what BF16 auto
 //                    picked at N = 2048 uniform in docs/bench/bench.log; the same bits on every
 //                    backend; assumed also at N = 4096).

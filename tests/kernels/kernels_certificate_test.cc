@@ -238,6 +238,92 @@ void test_structural_zero_budget(void**) {
     assert_string_equal(amxblas::kernels::emulate_gemm(cs.g, o), "accuracy:uncertified");
 }
 
+// BF16's auto splits kFp64AutoFirstDepth (6) slices first and all eight only where entries fail
+// at the depth it picks (RunOptions::fp64_auto_depth, kernels/driver/routed_gemm.cc): every
+// call's verdict, products, repairs and result are those of eight slices split from the start.
+// The margin may differ in its last bits only: the column bound bbar_j takes the slices split
+// (docs/fp64-certificate.md, Section 3). The cases cover both paths (products <= 21 without the
+// second split, 28 or 36 or repairs with it), a forward after it, the structural-zero test asked
+// twice (its budget spent once), a call in several chunks, and K = 1.
+void test_lazy_split_changes_no_decision(void**) {
+    std::vector<Case> cases;
+    cases.push_back(make_case('N', 'T', 37, 45, 300, 310));
+    cases.push_back(kt::log_uniform_case());
+    cases.push_back(kt::wide_range_case());
+    Case cancel = make_case('N', 'N', 40, 40, 128, 21);
+    for (int j = 0; j < 40; ++j)
+        for (int l = 0; l < 64; ++l)
+            cancel.b[l + 64 + std::size_t(j) * 128] = -cancel.b[l + std::size_t(j) * 128] * (1 + 0x1p-30);
+    for (int l = 0; l < 64; ++l)
+        for (int i = 0; i < 40; ++i) cancel.a[i + std::size_t(l + 64) * 40] = cancel.a[i + std::size_t(l) * 40];
+    cases.push_back(std::move(cancel));
+    Case repair = make_case('N', 'N', 30, 30, 8, 55);  // test_near_structural_zero_repaired's
+    for (int l = 0; l < 8; ++l) repair.a[std::size_t(l) * 30] = l == 1 ? 0x1p-20 : 1;
+    for (int l = 0; l < 8; ++l) repair.b[l] = l == 1 ? 1 : 0;
+    cases.push_back(std::move(repair));
+    Case netlib = make_case('T', 'N', 9, 9, 9, 301);  // test_structural_zeros_routed's
+    for (int i = 0; i < 9; ++i)
+        if (i != 4) netlib.a[4 + std::size_t(i) * 9] = 0;
+    for (int l = 0; l < 9; ++l)
+        if (l != 4) netlib.b[l + 4 * 9] = 0;
+    cases.push_back(std::move(netlib));
+    Case parity = make_case('N', 'N', 64, 64, 64, 8);  // test_structural_zero_budget's: forwarded
+    for (int l = 0; l < 64; ++l)
+        for (int i = 0; i < 64; ++i) {
+            if (l % 2 != i % 2) parity.a[i + std::size_t(l) * 64] = 0;
+            if (l % 2 == i % 2) parity.b[l + std::size_t(i) * 64] = 0;
+        }
+    cases.push_back(std::move(parity));
+    // 64 entries zero by structure whose checks take most of the read budget (the parity
+    // pattern on 16 rows and columns), and entry (40, 40), whose lower bound is 0 without being
+    // zero (as in `repair`): it fails at every depth, so the lazy call splits again and decides
+    // again; asked a second time, the budget would prove only some of the zeros.
+    Case budget = make_case('N', 'N', 64, 64, 64, 12);
+    for (int l = 0; l < 64; ++l)
+        for (int i = 0; i < 16; ++i) {
+            if (l % 2 != i % 2) budget.a[i + std::size_t(l) * 64] = 0;
+            if (l % 2 == i % 2) budget.b[l + std::size_t(i) * 64] = 0;
+        }
+    for (int l = 0; l < 64; ++l) {
+        budget.a[40 + std::size_t(l) * 64] = l == 1 ? 0x1p-20 : 1;
+        budget.b[l + 40 * 64] = l == 1 ? 1 : 0;
+    }
+    cases.push_back(std::move(budget));
+    cases.push_back(make_case('N', 'N', 20, 20, 1, 3));
+    int lazy = 0, deepened = 0, forwarded = 0;
+    for (std::size_t q = 0; q < cases.size() + 1; ++q) {
+        const bool chunked = q == cases.size();  // the log-uniform case again, in chunks
+        Case& cs = cases[chunked ? 1 : q];
+        const double tol = cs.g.k == 1 ? 4 : 1;
+        std::vector<double> c[2];
+        Fp64AutoReport rep[2];
+        const char* why[2];
+        for (int deep = 0; deep < 2; ++deep) {
+            RunOptions o = kt::options(kFp64Auto, 2);
+            o.fp64_auto_depth = deep ? kFp64Slices : kFp64AutoFirstDepth;
+            o.fp64_tol = tol;
+            o.fp64_report = &rep[deep];
+            if (chunked) o.chunk_rows = o.chunk_cols = 32, o.chunk_depth = 64;
+            std::fill(cs.c.begin(), cs.c.end(), NAN);
+            why[deep] = amxblas::kernels::emulate_gemm(cs.g, o);
+            c[deep] = cs.c;
+        }
+        assert_true((why[0] == nullptr) == (why[1] == nullptr));
+        if (why[0]) {
+            assert_string_equal(why[0], why[1]);
+            ++forwarded;
+            continue;
+        }
+        if (std::memcmp(c[0].data(), c[1].data(), c[0].size() * sizeof(double)) != 0)
+            fail_msg("case %zu: the lazy split changed C (products %d, %d)", q, rep[0].products, rep[1].products);
+        assert_int_equal(rep[0].products, rep[1].products);
+        assert_int_equal(rep[0].repaired, rep[1].repaired);
+        assert_true(std::fabs(rep[0].margin - rep[1].margin) <= 0x1p-40 * rep[1].margin);
+        (rep[0].products > fp64_products_of_depth(kFp64AutoFirstDepth) || rep[0].repaired > 0 ? deepened : lazy)++;
+    }
+    assert_true(lazy > 0 && deepened > 0 && forwarded > 0);  // every path was compared
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -254,6 +340,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_near_structural_zero_repaired),
         cmocka_unit_test(test_block_diagonal_and_banded_routed),
         cmocka_unit_test(test_structural_zero_budget),
+        cmocka_unit_test(test_lazy_split_changes_no_decision),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -330,6 +330,34 @@ void test_zgemm_auto_bitwise_reproducible(void**) {
     }
 }
 
+// BF16's auto on ZGEMM's real GEMM splits six slices first and all eight only where entries
+// fail (RunOptions::fp64_auto_depth): the same products, repairs and bits as eight from the
+// start, on a call that needs no more (uniform) and on one that repairs an entry (as in
+// test_zgemm_auto_bitwise_reproducible).
+void test_zgemm_lazy_split_changes_no_decision(void**) {
+    for (int hard = 0; hard < 2; ++hard) {
+        std::vector<std::complex<double>> c[2];
+        Fp64AutoReport rep[2];
+        for (int deep = 0; deep < 2; ++deep) {
+            auto p = make_problem<double>('C', 'N', 70, 45, 140, {0.5, 2}, {1, -1}, 5);
+            if (hard) {
+                for (int l = 1; l < p.g.k; ++l) p.a[l] *= 0x1p-60;
+                p.b[0] *= 0x1p-60;
+            }
+            RunOptions o = kt::options(kFp64Auto, 2);
+            o.fp64_auto_depth = deep ? kFp64Slices : kFp64AutoFirstDepth;
+            o.fp64_report = &rep[deep];
+            if (const char* why = emulate(p.g, o)) fail_msg("auto forwarded: %s", why);
+            c[deep] = p.c;
+        }
+        if (std::memcmp(c[0].data(), c[1].data(), c[0].size() * sizeof c[0][0]) != 0)
+            fail_msg("%s call: the lazy split changed C", hard ? "repaired" : "uniform");
+        assert_int_equal(rep[0].products, rep[1].products);
+        assert_int_equal(rep[0].repaired, rep[1].repaired);
+        assert_true(hard ? rep[0].repaired >= 1 : rep[0].products <= fp64_products_of_depth(kFp64AutoFirstDepth));
+    }
+}
+
 // A workspace cap below the call's need: the reason, and C untouched.
 void test_complex_workspace_cap(void**) {
     auto p = make_problem<double>('N', 'N', 40, 40, 40, {1, 0}, {1, 0}, 9);
@@ -393,6 +421,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_zgemm_auto_certified),
         cmocka_unit_test(test_zgemm_auto_repair),
         cmocka_unit_test(test_zgemm_auto_bitwise_reproducible),
+        cmocka_unit_test(test_zgemm_lazy_split_changes_no_decision),
         cmocka_unit_test(test_complex_workspace_cap),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -173,15 +173,20 @@ void test_dgemm_bitwise(void**) { check_fp64_bitwise<double>(false); }
 void test_dgemm_bitwise_spread(void**) { check_fp64_bitwise<double>(true); }
 void test_zgemm_bitwise(void**) { check_fp64_bitwise<std::complex<double>>(false); }
 
-// The split facts behind the bits: prepare_dgemm on auto (eight slices, norms) reports the
+// The split facts behind the bits: prepare_dgemm on auto (all eight slices, norms) reports the
 // same scales, residual bounds, zero rows and certificate norms for every geometry.
 void test_fp64_split_facts(void**) {
+    const auto eight = [](const MicroKernels* set) {
+        RunOptions o = options_for(set, kFp64Auto, 2);
+        o.fp64_auto_depth = kFp64Slices;
+        return o;
+    };
     for (const Shape& s : kShapes) {
         const Problem<double> p = make_problem<double>('T', 'N', s, 1.0, 0.0, 900 + s.k, true);
         PreparedDgemm want, got;
-        assert_null(prepare_dgemm(p.g, options_for(nullptr, kFp64Auto, 2), &want));
+        assert_null(prepare_dgemm(p.g, eight(nullptr), &want));
         for (const MicroKernels* set : kOtherSets) {
-            assert_null(prepare_dgemm(p.g, options_for(set, kFp64Auto, 2), &got));
+            assert_null(prepare_dgemm(p.g, eight(set), &got));
             for (const auto* f : {&want.a, &want.b}) {
                 const Fp64SplitFacts& g = f == &want.a ? got.a : got.b;
                 assert_int_equal(g.active, f->active);
