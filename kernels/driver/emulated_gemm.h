@@ -40,9 +40,9 @@
 // (chunk by chunk: kernels/driver/chunking.h), and reports it in p.a and p.b (with
 // opt.fp64_products = kFp64Auto: opt.fp64_auto_depth slices and their norms, all eight after
 // deepen_fp64_split); under auto, lower_bound_blocks then gives, block by block, one extra BF16
-// product for the certificate's lower bound of |A||B|. compute_dgemm splits and packs the chunks again as the products need them (a call in
-// one chunk keeps the prepare's), runs the chosen products, writes C and recomputes the listed
-// entries in FP64. A PreparedDgemm owns its workspace until it is destroyed; the arguments'
+// product for the certificate's lower bound of |A||B|. compute_dgemm splits and packs the
+// chunks again as the products need them (a call in one chunk keeps the prepare's), runs the
+// chosen products, writes C and recomputes the listed entries in FP64. A PreparedDgemm owns its workspace until it is destroyed; the arguments'
 // matrices must not change between the two phases.
 #pragma once
 
@@ -112,7 +112,8 @@ bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit)
 // split: the facts of all eight slices into p.a and p.b (the slices already split, their
 // scales and norms, and the lower bound, are unchanged: the split is sequential). Does nothing
 // where eight were split already or the call was not prepared under auto. nullptr, else a
-// slice-range reason (the safety net of kernels/pack/pack.h); C untouched either way.
+// slice-range reason (the safety net of kernels/pack/pack.h); C untouched either way. Its time
+// is the certificate's (PhaseTimes), not the prepare's split.
 const char* deepen_fp64_split(PreparedDgemm* prepared);
 
 // Phase 2: runs `products` component products (6 ... 36, at most the prepared depth's) on a

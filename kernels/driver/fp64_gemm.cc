@@ -270,14 +270,12 @@ const char* deepen_fp64_split(PreparedDgemm* prepared) {
     if (!prepared || !prepared->state || prepared->state->opt.fp64_products != kFp64Auto) return nullptr;
     PreparedDgemm::State& st = *prepared->state;
     if (st.sa.sc.slices == kFp64Slices) return nullptr;
-    const double t0 = now_s();
     // The same facts pass, eight slices deep. The split is sequential, so the first slices,
     // their scales and norms, and with slice 0 the lower bound's |Z_0|, come out as before.
     st.sa.sc.slices = st.sb.sc.slices = kFp64Slices;
     if (const char* why = operand_facts(st)) return why;
     prepared->a = split_facts(st.sa, st.m, st.row_zero.data());
     prepared->b = split_facts(st.sb, st.n, st.col_zero.data());
-    st.split_pack_s += now_s() - t0;
     return nullptr;
 }
 
