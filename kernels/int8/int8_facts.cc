@@ -8,11 +8,18 @@
 #include <limits>
 
 #include "kernels/common/reasons.h"
+#include "kernels/isa/int8_residue_loops.h"
+#include "kernels/isa/isa.h"
 #include "kernels/pack/fp64_exponents.h"
 #include "kernels/pack/operand_element.h"
 #include "kernels/runtime/thread_pool.h"
 
 namespace amxblas::kernels {
+
+// facts_take, for the generic path below (the real path runs this instruction set's build of
+// the same loops: isa_kernels().int8_residues).
+#include "kernels/int8/int8_facts_loops.inc"
+
 namespace {
 
 // Rows (columns) per task. Stored along K, 32: a cache line of each of 32 streams. Stored
@@ -37,110 +44,7 @@ int lowest_bit_exponent(double x) {
     return biased - 1075 + __builtin_ctzll(frac | (std::uint64_t(1) << 52));
 }
 
-constexpr std::uint64_t kFracMask = (std::uint64_t(1) << 52) - 1;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMaxFinite = std::numeric_limits<double>::max();
-
-double bits_double(std::uint64_t u) {
-    double v;
-    std::memcpy(&v, &u, sizeof v);
-    return v;
-}
-std::uint64_t double_bits(double v) {
-    std::uint64_t u;
-    std::memcpy(&u, &v, sizeof u);
-    return u;
-}
-
-// The lowest set bit of v = |x| (finite) as a power of two, +Inf for 0: v less v with that bit
-// cleared, an exact difference (one bit of the same exponent, or of the subnormal range); a
-// power of two (v equal to itself with its fraction cleared) is its own lowest bit. 64-bit
-// integer AND and subtraction, FP compares and selects only: loops of it vectorize on any
-// x86-64.
-inline double lowest_bit(double v) {
-    const std::uint64_t u = double_bits(v);
-    const double low = v == bits_double(u & ~kFracMask) ? v : v - bits_double(u & (u - 1));
-    return v == 0 ? kInf : low;
-}
-
-// Folds one |x| into a row's running maximum, least lowest bit and finiteness (0 once an entry
-// is Inf or NaN).
-inline void take(double v, double* mx, double* low, double* finite) {
-    const double b = lowest_bit(v);
-    *mx = v > *mx ? v : *mx;
-    *low = b < *low ? b : *low;
-    *finite = v <= kMaxFinite ? *finite : 0.0;
-}
-
-// A group of rows (columns) o0 .. o0 + count - 1 of a real view: of each, the largest |x|, the
-// least lowest set bit and whether all are finite (mx, low, finite, index o - o0).
-// outer_contiguous: the group's entries at x + o + l ld (lanes across the group); else at
-// x + o ld + l (each row in lanes along K, then folded: maxima and minima, in any order).
-void extremes(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth, double* mx,
-              double* low, double* finite) {
-    if (outer_contiguous) {
-        for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
-        for (int l = 0; l < depth; ++l) {
-            const double* col = x + std::size_t(l) * ld + o0;
-            for (int i = 0; i < count; ++i) take(std::fabs(col[i]), &mx[i], &low[i], &finite[i]);
-        }
-        return;
-    }
-    constexpr int kLanes = 8;
-    for (int i = 0; i < count; ++i) {
-        const double* row = x + std::size_t(o0 + i) * ld;
-        double m[kLanes], lo[kLanes], fin[kLanes];
-        for (int q = 0; q < kLanes; ++q) m[q] = 0, lo[q] = kInf, fin[q] = 1;
-        int l = 0;
-        for (; l + kLanes <= depth; l += kLanes)
-            for (int q = 0; q < kLanes; ++q) take(std::fabs(row[l + q]), &m[q], &lo[q], &fin[q]);
-        for (; l < depth; ++l) take(std::fabs(row[l]), &m[0], &lo[0], &fin[0]);
-        mx[i] = 0, low[i] = kInf, finite[i] = 1;
-        for (int q = 0; q < kLanes; ++q) {
-            mx[i] = std::max(mx[i], m[q]);
-            low[i] = std::min(low[i], lo[q]);
-            finite[i] = std::min(finite[i], fin[q]);
-        }
-    }
-}
-
-// The sums of |x| scale and its squares of a real group (scale[i] = 2^-e of row o0 + i, every
-// e >= -1022), each row's in K order: across the group when its entries are contiguous, else
-// four rows' chains interleaved (each still in K order).
-void scaled_sums(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth,
-                 const double* scale, double* s1, double* s2) {
-    if (outer_contiguous) {
-        for (int l = 0; l < depth; ++l) {
-            const double* col = x + std::size_t(l) * ld + o0;
-            for (int i = 0; i < count; ++i) {
-                const double v = std::fabs(col[i]) * scale[i];
-                s1[i] += v;
-                s2[i] += v * v;
-            }
-        }
-        return;
-    }
-    constexpr int kChains = 4;
-    int i = 0;
-    for (; i + kChains <= count; i += kChains) {
-        const double* row[kChains];
-        for (int q = 0; q < kChains; ++q) row[q] = x + std::size_t(o0 + i + q) * ld;
-        for (int l = 0; l < depth; ++l)
-            for (int q = 0; q < kChains; ++q) {
-                const double v = std::fabs(row[q][l]) * scale[i + q];
-                s1[i + q] += v;
-                s2[i + q] += v * v;
-            }
-    }
-    for (; i < count; ++i) {
-        const double* r = x + std::size_t(o0 + i) * ld;
-        for (int l = 0; l < depth; ++l) {
-            const double v = std::fabs(r[l]) * scale[i];
-            s1[i] += v;
-            s2[i] += v * v;
-        }
-    }
-}
 
 // each(o, l) over the group's entries, in the order of their storage: along o when the rows
 // (columns) are contiguous in memory, else one row (column) after the other.
@@ -169,12 +73,13 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
                  Int8OperandFacts* out, bool* seen) {
     const int count = o1 - o0;
     double mx[kGroup], low[kGroup], finite[kGroup], s1[kGroup] = {}, s2[kGroup] = {};
+    const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
     if (real.x) {
-        extremes(real.x, real.ld, outer_contiguous, o0, count, depth, mx, low, finite);
+        loops.extremes(real.x, real.ld, outer_contiguous, o0, count, depth, mx, low, finite);
     } else {
         for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
         in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
-            take(std::fabs(at(o, l)), &mx[o - o0], &low[o - o0], &finite[o - o0]);
+            facts_take(std::fabs(at(o, l)), &mx[o - o0], &low[o - o0], &finite[o - o0]);
         });
     }
     for (int i = 0; i < count; ++i)
@@ -189,7 +94,7 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
     }
     // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
     if (real.x && !tiny) {
-        scaled_sums(real.x, real.ld, outer_contiguous, o0, count, depth, scale, s1, s2);
+        loops.scaled_sums(real.x, real.ld, outer_contiguous, o0, count, depth, scale, s1, s2);
     } else {
         int exps[kGroup];
         for (int o = o0; o < o1; ++o) exps[o - o0] = out->e[o];

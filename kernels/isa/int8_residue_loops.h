@@ -1,9 +1,10 @@
 // The INT8 engine's per-block loops (kernels/int8/int8_pack.cc, int8_gemm.cc's folds,
-// crt_reconstruct.cc's reconstruction, int8_certificate.cc's block-row test), built once per instruction
-// set of kernels/isa/isas.def from one source, kernels/int8/int8_residue_loops.inc and
-// int8_certificate_row.inc: on AVX-512 they run eight doubles a vector, on AVX2 four, instead
-// of plain x86-64's two. Every build computes the same integers (exact FP64 arithmetic on
-// integers below 2^53) and the same certificate counts (tests/kernels/kernels_int8_residues_test.cc).
+// crt_reconstruct.cc's reconstruction, int8_certificate.cc's block-row test, int8_facts.cc's
+// facts pass), built once per instruction set of kernels/isa/isas.def from one source,
+// kernels/int8/int8_residue_loops.inc, int8_certificate_row.inc and int8_facts_loops.inc: on
+// AVX-512 they run eight doubles a vector, on AVX2 four, instead of plain x86-64's two. Every
+// build computes the same integers (exact FP64 arithmetic on integers below 2^53), the same
+// certificate counts and the same facts (tests/kernels/kernels_int8_residues_test.cc).
 #pragma once
 
 #include <cstddef>
@@ -48,6 +49,15 @@ struct Int8ResidueLoops {
     // The certificate's test of one count over a row of nc entries (kernels/int8/int8_certificate_row.inc):
     // how many counted entries fail, pass without being tight, and pass with rhs < mc lhs.
     void (*row_counts)(int nc, const Int8RowTest& t, double* failing, double* loose, double* lower_margin);
+    // The facts of rows (columns) o0 .. o0 + count - 1 of a real operand x (leading dimension
+    // ld; outer_contiguous: entry (o, l) at x[o + l ld], else at x[o ld + l]), over K = depth:
+    // extremes sets, index o - o0, the largest |x|, the least lowest set bit as a power of two
+    // (+inf where all are 0) and 1, or 0 where an entry is Inf or NaN; scaled_sums adds
+    // |x| scale[o - o0] and its square to s1 and s2, each row's in K order.
+    void (*extremes)(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth,
+                     double* mx, double* low, double* finite);
+    void (*scaled_sums)(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth,
+                        const double* scale, double* s1, double* s2);
 };
 
 const Int8ResidueLoops& int8_residue_loops_portable();

@@ -171,9 +171,9 @@ void run_int8_model(const Int8Options& o) {
                 kDgemmFpc, 100 * kNativeEff, kNativeHz / 1e9, o.bf16_products);
     const bool avx512_code = kernels::cpu_has_avx512_split();
     if (!avx512_code)
-        std::printf("WARNING: no AVX-512 here: the per-instruction-set loops (residues, folds, reconstruction, the "
-                    "certificate's row test) ran their %s build, not the avx512 one every AMX machine runs (the facts and "
-                    "the gathers are the same code everywhere); the phases are too long, so the ratios to native DGEMM are low (a PASS "
+        std::printf("WARNING: no AVX-512 here: the per-instruction-set loops (facts, residues, folds, reconstruction, "
+                    "the certificate's row test) ran their %s build, not the avx512 one every AMX machine runs (the "
+                    "gathers are the same code everywhere); the phases are too long, so the ratios to native DGEMM are low (a PASS "
                     "holds a fortiori, a MISS is not conclusive), and auto against a fixed call may go either way.\n",
                     kernels::isa_name(kernels::isa_here()));
     std::printf("%-5s %-5s %6s %8s %9s %9s %9s %9s %9s %9s %9s %7s %8s  %s\n", "N", "eng", "count", "facts_ms", "sp+pk_ms",

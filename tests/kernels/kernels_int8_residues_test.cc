@@ -300,6 +300,77 @@ void test_row_counts_match_definition(void**) {
     }
 }
 
+// The facts pass's loops (int8_facts.cc) against their definition, both storage orders: each
+// row's largest |x|, least lowest set bit (a power of two; +inf for an all-zero row) and
+// finiteness, and the sums of |x| scale and its squares in K order, bit for bit. Rows mix
+// magnitudes over 2^-1074 .. 2^1000, subnormals, zeros, an all-zero row, Inf and NaN; depths
+// not a multiple of the lanes; an odd row count (the interleaved chains' tail).
+void test_facts_match_definition(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    amxblas::test::Rng r(31);
+    const auto lowest = [](double v) {  // 2^(exponent of v's lowest set bit)
+        int e;
+        double f = std::frexp(v, &e);
+        while (f != std::trunc(f)) f *= 2, --e;
+        while (std::fmod(f, 2) == 0) f /= 2, ++e;
+        return std::ldexp(1.0, e);
+    };
+    for (int trial = 0; trial < 24; ++trial) {
+        const bool contiguous = trial % 2 == 0;
+        const int count = 13 + trial, depth = 37 + 5 * trial, o0 = 3;
+        const int outer = o0 + count;
+        const std::size_t ld = contiguous ? std::size_t(outer + 5) : std::size_t(depth + 3);
+        std::vector<double> x((contiguous ? std::size_t(depth) : std::size_t(outer)) * ld, 7.0);
+        const auto at = [&](int o, int l) -> double& { return contiguous ? x[o + l * ld] : x[o * ld + l]; };
+        for (int o = o0; o < outer; ++o)
+            for (int l = 0; l < depth; ++l) {
+                const int kind = int(std::fabs(r.uniform()) * 20);
+                double v = std::ldexp(r.uniform(), int(r.uniform() * 60) - (o % 5 == 1 ? 1040 : 0));
+                if (kind == 0) v = 0;
+                if (kind == 1) v = std::ldexp(1.0, -1074) * double(1 + int(std::fabs(r.uniform()) * 9));
+                if (kind == 2) v = std::ldexp(r.uniform(), 1000);
+                if (o == o0 + 4) v = 0;  // an all-zero row
+                at(o, l) = v;
+            }
+        if (trial % 3 == 0) at(o0 + 2, depth / 2) = INFINITY;
+        if (trial % 3 == 1) at(o0 + 6, depth - 1) = -NAN;
+        std::vector<double> mx(count), low(count), fin(count), scale(count), s1(count, 0.5), s2(count, 0.25);
+        loops.extremes(x.data(), ld, contiguous, o0, count, depth, mx.data(), low.data(), fin.data());
+        for (int i = 0; i < count; ++i) {
+            double want_mx = 0, want_low = INFINITY, want_fin = 1;
+            for (int l = 0; l < depth; ++l) {
+                const double v = std::fabs(at(o0 + i, l));
+                if (!(v <= 0x1.fffffffffffffp1023)) {
+                    want_fin = 0;
+                    continue;
+                }
+                want_mx = std::max(want_mx, v);
+                if (v != 0) want_low = std::min(want_low, lowest(v));
+            }
+            if (want_fin == 0) {
+                if (fin[i] != 0) fail_msg("isa %s, trial %d: row %d holds Inf or NaN, not flagged", isa_name(g_isa), trial, i);
+                continue;
+            }
+            if (fin[i] != 1 || mx[i] != want_mx || low[i] != want_low)
+                fail_msg("isa %s, trial %d, row %d: max %a low %a finite %g, want %a %a 1", isa_name(g_isa), trial, i, mx[i],
+                         low[i], fin[i], want_mx, want_low);
+            scale[i] = want_mx == 0 ? 1 : std::ldexp(1.0, -std::max(-1022, std::ilogb(want_mx) + 1));
+        }
+        if (trial % 3 != 2) continue;  // the sums are taken of finite rows only
+        loops.scaled_sums(x.data(), ld, contiguous, o0, count, depth, scale.data(), s1.data(), s2.data());
+        for (int i = 0; i < count; ++i) {
+            double w1 = 0.5, w2 = 0.25;
+            for (int l = 0; l < depth; ++l) {
+                const double v = std::fabs(at(o0 + i, l)) * scale[i];
+                w1 += v;
+                w2 += v * v;
+            }
+            if (s1[i] != w1 || s2[i] != w2)
+                fail_msg("isa %s, trial %d, row %d: sums %a %a, want %a %a", isa_name(g_isa), trial, i, s1[i], s2[i], w1, w2);
+        }
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -310,6 +381,7 @@ int main() {
         cmocka_unit_test(test_fold_matches_definition),
         cmocka_unit_test(test_crt_row_matches_definition),
         cmocka_unit_test(test_row_counts_match_definition),
+        cmocka_unit_test(test_facts_match_definition),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
