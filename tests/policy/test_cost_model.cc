@@ -130,7 +130,7 @@ void monotone(void**) {
     // The real BLAS gains from threads as much as the routed call's phases do.
     assert_true(predict(Backend::amx, Precision::fp64, 4096, 4096, 4096, 21, false, 4).blas_s <
                 predict(Backend::amx, Precision::fp64, 4096, 4096, 4096, 21, false, 2).blas_s);
-    // FP64 auto costs more than FP64-21 (its certificate's product and 8 slices).
+    // FP64 auto costs more than FP64-21 (its certificate's product and its facts pass).
     assert_true(predict(Backend::amx, Precision::fp64, 2048, 2048, 2048, kernels::kFp64Auto).routed_s >
                 predict(Backend::amx, Precision::fp64, 2048, 2048, 2048, 21).routed_s);
     // A complex call is 4 real products' work.
