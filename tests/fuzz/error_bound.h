@@ -63,4 +63,32 @@ inline double fp64_auto_bound(const EntryScale& s, double tol) {
     return s.alpha * s.ab * (tol * gamma_k * (1 + 0x1p-20) + 0x1p-51) + 0x1p-51 * beta_c + (s.alpha + 4) * 0x1p-1074;
 }
 
+// The INT8 engine's CRT range for a count of moduli (docs/fp64-int8.md, Section 3, restated
+// here on purpose): M the product of the first `moduli` of 256, 255, 253, ... (each coprime
+// with those before it), R = floor(log2 M) - 2.
+inline int int8_range_bits(int moduli) {
+    static const int kModuli[] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217,
+                                  211, 199, 197, 193, 191, 181, 179, 173, 167, 163, 157, 151};
+    double log2m = 0;
+    for (int l = 0; l < moduli && l < 24; ++l) log2m += std::log2(double(kModuli[l]));
+    return int(std::floor(log2m)) - 2;
+}
+
+// FP64 on the INT8 engine with a fixed count of `moduli` (AMXBLAS_FP64_ENGINE=int8,
+// AMXBLAS_FP64_PRODUCTS=6 ... 24; docs/fp64-int8.md, Section 4). The scaled rows and columns
+// rounded to integers leave |(AB)_ij - P 2^-sigma| <= T_ij, with, unscaled,
+// T_ij <= 2^e_i 2^(nu_i - h_A) ||b_j||_1 + 2^f_j 2^(nu'_j - h_B) ||a_i||_1
+//         + K 2^(e_i + f_j) 2^(nu_i + nu'_j - R),
+// h_A = floor(R / 2) <= h_B = R - h_A. Each 2^e is at most twice its row's (column's) largest
+// |entry|, each 2^nu at most twice sqrt(K) (the scaled entries are at most 1; the code's upper
+// bound of the 2-norm adds a relative 2^-20), and ||b_j||_1 <= K maxb, ||a_i||_1 <= K maxa:
+// T_ij <= maxa maxb (8.1 K^1.5 2^-h_A + 16.5 K^2 2^-R). The reconstruction then rounds P once
+// (u |P| <= u ((|A||B|)_ij + T_ij)), and the update as for auto below.
+inline double fp64_int8_routed_bound(const EntryScale& s, int moduli) {
+    const int r = int8_range_bits(moduli), h_a = r / 2;
+    const double t = s.maxa * s.maxb * (8.1 * std::pow(s.k, 1.5) * std::ldexp(1.0, -h_a) + 16.5 * s.k * s.k * std::ldexp(1.0, -r));
+    const double beta_c = s.beta == 0 ? 0 : s.beta * s.c0;
+    return s.alpha * (s.ab * (0x1p-53 + 0x1p-51) + t * (1 + 0x1p-50)) + 0x1p-51 * beta_c + (s.alpha + 4) * 0x1p-1074;
+}
+
 }  // namespace amxblas_test

@@ -10,8 +10,10 @@
 //   forward     C (all of it, padding included) bitwise equal to OpenBLAS's on the same input,
 //               and for invalid arguments the same xerbla text;
 //   beta-scale  only for K = 0 or ALPHA = 0, and C := BETA*C exactly as the reference BLAS;
-//   fp32, fp64-P every entry within the bound of tests/fuzz/error_bound.h of the exact result,
-//               the padding rows of C untouched, and only for finite inputs.
+//   fp32, fp64-P, fp64-int8
+//               every entry within the bound of tests/fuzz/error_bound.h of the exact result
+//               (auto's certificate, or the fixed count's), the padding rows of C untouched,
+//               and only for finite inputs.
 // A and B are never written. Case I of seed S is generated from (S, I) alone: --case=I
 // replays it. At the end it prints the calls per route; any failure prints the seed and case.
 #include <dlfcn.h>
@@ -497,17 +499,19 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
     }
     ++t.routed;
     // fp64-int8: the INT8 engine, which under AMXBLAS_FP64_PRODUCTS=auto (the default engine
-    // tries it first) promises auto's bound too (docs/fp64-int8.md); the fuzz has no bound for
-    // a fixed count of moduli, and never configures one.
+    // tries it first) promises auto's bound too (docs/fp64-int8.md), and with a fixed count of
+    // moduli (AMXBLAS_FP64_ENGINE=int8 AMXBLAS_FP64_PRODUCTS=N, N in the line's products=)
+    // the bound of that count.
     const bool int8 = route == "fp64-int8";
-    if (int8 && !(auto_tol > 0)) {
-        fail("route fp64-int8 without AMXBLAS_FP64_PRODUCTS=auto", lines[0]);
+    const int moduli = int8 ? std::atoi(field(lines[0], "products").c_str()) : 0;
+    if (int8 && (moduli < 6 || moduli > 24)) {
+        fail("route fp64-int8 without a count of moduli from 6 to 24", lines[0]);
         return;
     }
-    const int products = route == "fp32" ? 0 : int8 ? -1 : std::atoi(route.c_str() + 5);  // fp64-P
+    const int products = route == "fp32" ? 0 : int8 ? moduli : std::atoi(route.c_str() + 5);  // fp64-P
     if ((products == 0) != (sizeof(T) == 4)) fail("route of the wrong precision", lines[0]);
     if (products && configured_products > 0 && products != configured_products)
-        fail("routed with another product count than configured", lines[0]);
+        fail("routed with another product (moduli) count than configured", lines[0]);
 
     // Exact result (FP32 inputs: products exact in double; FP64: long double sums) and the
     // scale of each entry for the bound.
@@ -555,6 +559,7 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
             s.c0 = std::fabs(double(before));
             const double bound = products == 0  ? amxblas_test::fp32_routed_bound(s)
                                  : auto_tol > 0 ? amxblas_test::fp64_auto_bound(s, auto_tol)
+                                 : int8         ? amxblas_test::fp64_int8_routed_bound(s, moduli)
                                                 : amxblas_test::fp64_routed_bound(s, products);
             const T got = cm[q];
             if (!(s.alpha * s.ab * (1 + 0x1p-20) <= double(limit))) {
