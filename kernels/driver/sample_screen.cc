@@ -32,9 +32,12 @@ OperandView<double> view_b(const GemmArgs<std::complex<double>>& s) {
     return {'N', 2 * s.k, 2 * s.n, reinterpret_cast<const double*>(s.b), s.ldb, Interleave::complex_b};
 }
 
-// op(X) times 2^-exps[o] per row (as_rows: op(A)) or per column (op(B)), as the packer scales it
-// (pack_fp64.cc, block_scale: x f1 f2, with f2 = 1 unless 2^-e is not a normal double), into
-// out, column-major: out[row + col * rows].
+// |op(X)| times 2^-exps[o] per row (as_rows: op(A)) or per column (op(B)), as the packer scales
+// it (pack_fp64.cc, block_scale: x f1 f2, with f2 = 1 unless 2^-e is not a normal double), into
+// out, column-major: out[row + col * rows]. Magnitudes, because nothing below needs a sign: the
+// upper bounds sum |a||b|, and the split rounds to nearest on a grid symmetric about 0 (sigma is
+// an even multiple of the slice's spacing), so the slices of -x are those of x negated and the
+// residuals have the same magnitudes; the roundings of the scaling are symmetric too.
 void scale_outer(const OperandView<double>& x, bool as_rows, const int* exps, double* out) {
     const int outer = as_rows ? x.rows : x.cols;
     std::vector<double> f1(static_cast<std::size_t>(outer)), f2(static_cast<std::size_t>(outer));
@@ -47,13 +50,13 @@ void scale_outer(const OperandView<double>& x, bool as_rows, const int* exps, do
         if (x.kind == Interleave::real) {
             const double* src = x.x + std::size_t(col) * x.ld;
             if (as_rows)
-                for (int row = 0; row < x.rows; ++row) dst[row] = src[row] * f1[row] * f2[row];
+                for (int row = 0; row < x.rows; ++row) dst[row] = std::fabs(src[row]) * f1[row] * f2[row];
             else
-                for (int row = 0; row < x.rows; ++row) dst[row] = src[row] * f1[col] * f2[col];
+                for (int row = 0; row < x.rows; ++row) dst[row] = std::fabs(src[row]) * f1[col] * f2[col];
         } else {
             for (int row = 0; row < x.rows; ++row) {
                 const int o = as_rows ? row : col;
-                dst[row] = element(x, row, col) * f1[o] * f2[o];
+                dst[row] = std::fabs(element(x, row, col)) * f1[o] * f2[o];
             }
         }
     }
@@ -140,16 +143,32 @@ bool scale_sample(std::size_t cap, ScaledSample* x) {
     return true;
 }
 
-// sum_l |a(r, l)| |y[l]| for R rows (a: column-major with leading dimension lda), each in index
-// order, the R sums in registers.
-template <int R>
-void upper_rows(const double* a, int lda, const double* y, int k, double* out) {
-    double acc[R] = {};
+// sum_l a(r, l) y(l, c) for R rows and C columns (magnitudes; a column-major with leading
+// dimension lda, y with ldy, out with ldo), each in index order, the R C sums in registers.
+template <int R, int C>
+void upper_rows(const double* a, int lda, const double* y, int ldy, int k, double* out, int ldo) {
+    double acc[C][R] = {};
     for (int l = 0; l < k; ++l) {
-        const double b = std::fabs(y[l]);
-        for (int v = 0; v < R; ++v) acc[v] += std::fabs(a[v + std::size_t(l) * lda]) * b;
+        double b[C];
+        for (int c = 0; c < C; ++c) b[c] = y[l + std::size_t(c) * ldy];
+        for (int v = 0; v < R; ++v) {
+            const double av = a[v + std::size_t(l) * lda];
+            for (int c = 0; c < C; ++c) acc[c][v] += av * b[c];
+        }
     }
-    std::copy(acc, acc + R, out);
+    for (int c = 0; c < C; ++c) std::copy(acc[c], acc[c] + R, out + std::size_t(c) * ldo);
+}
+
+// Rows of U's columns j .. j + C - 1.
+template <int C>
+void upper_cols(const ScaledSample& x, int j) {
+    const int m = x.m, k = x.k;
+    const double* y = x.bh + std::size_t(j) * k;
+    double* u = x.upper + std::size_t(j) * m;
+    int i0 = 0;
+    for (; i0 + 8 <= m; i0 += 8) upper_rows<8, C>(x.ah + i0, m, y, k, k, u + i0, m);
+    for (; i0 + 4 <= m; i0 += 4) upper_rows<4, C>(x.ah + i0, m, y, k, k, u + i0, m);
+    for (; i0 < m; ++i0) upper_rows<1, C>(x.ah + i0, m, y, k, k, u + i0, m);
 }
 
 // U_ij >= (|Ahat||Bhat|)_ij into x->upper, 0 where the computed sum is 0, and x->n1[j] <=
@@ -162,16 +181,15 @@ void upper_bounds(ScaledSample* x) {
     const int m = x->m, n = x->n, k = x->k;
     const double up = 1 + double(k + 4) * 0x1p-52, pad = double(k + 2) * 0x1p-1000;
     const double down = 1 - double(k + 4) * 0x1p-52;
-    for (int j = 0; j < n; ++j) {
+    int j = 0;
+    for (; j + 2 <= n; j += 2) upper_cols<2>(*x, j);  // each row of op(A) read once for two columns
+    for (; j < n; ++j) upper_cols<1>(*x, j);
+    for (j = 0; j < n; ++j) {
         const double* y = x->bh + std::size_t(j) * k;
         double* u = x->upper + std::size_t(j) * m;
         double n1 = 0;
-        for (int l = 0; l < k; ++l) n1 += std::fabs(y[l]);
+        for (int l = 0; l < k; ++l) n1 += y[l];
         x->n1[j] = std::max(0.0, n1 * down - double(k) * 0x1p-1074);
-        int i0 = 0;
-        for (; i0 + 8 <= m; i0 += 8) upper_rows<8>(x->ah + i0, m, y, k, u + i0);
-        for (; i0 + 4 <= m; i0 += 4) upper_rows<4>(x->ah + i0, m, y, k, u + i0);
-        for (; i0 < m; ++i0) upper_rows<1>(x->ah + i0, m, y, k, u + i0);
         for (int i = 0; i < m; ++i) u[i] = u[i] == 0 ? 0 : u[i] * up + pad;
     }
 }
