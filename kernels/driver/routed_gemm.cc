@@ -169,9 +169,12 @@ const char* prepare(const GemmArgs<std::complex<double>>& g, const RunOptions& o
 // failing (fp64_repair_limit): the factor of 8 between the two is the sample's margin. A call
 // whose sample passes runs as before, so the sample changes no routed result. The sample is a
 // GEMM of its own, certified as the call would be: DGEMM's r x c entries at depth K; ZGEMM's
-// 2 r c parts at depth 2K, each against gamma_{K+1}.
+// 2 r c parts at depth 2K, each against gamma_{K+1}. Where BF16's certificate on the sample
+// needed all eight slices, *bf16_depth becomes kFp64Slices: the call's own certificate is
+// likely to need them too and splits them at once (RunOptions::fp64_auto_depth; the same
+// decision either way, docs/fp64-certificate.md, Section 6).
 template <typename T>
-bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt) {
+bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt, int* bf16_depth) {
     constexpr int parts = std::is_same_v<T, double> ? 1 : 2;
     if (parts == 1 && g.k == 1) return false;  // k1_uncertified decides those at O(M + N)
     GemmSample<T> sample;
@@ -204,8 +207,9 @@ bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt) {
     Fp64BlockCertificate block_cert;
     Fp64Certificate cert;
     const int gamma_terms = parts == 1 ? 0 : g.k + 1;
-    return bf16_decide(&prepared, parts * g.k, gamma_terms, one, structural, &block_cert, &cert) != nullptr ||
-           most_fail(cert.failing);
+    const char* why = bf16_decide(&prepared, parts * g.k, gamma_terms, one, structural, &block_cert, &cert);
+    if (!int8 && prepared.a.slices == kFp64Slices) *bf16_depth = kFp64Slices;
+    return why != nullptr || most_fail(cert.failing);
 }
 
 // Fixed product counts need no check between the phases: the normalised slices keep every
@@ -269,12 +273,13 @@ const char* run_zgemm(const GemmArgs<std::complex<double>>& args, const RunOptio
 // the phases they ran).
 template <typename T, typename Run>
 const char* sampled_first(const GemmArgs<T>& args, const RunOptions& opt, Run&& run) {
-    if (opt.fp64_products != kFp64Auto) return run();
+    if (opt.fp64_products != kFp64Auto) return run(opt);
     if (opt.times) *opt.times = PhaseTimes{};
     const double t0 = now_s();
-    const bool refused = sample_uncertified(args, opt);
+    RunOptions sampled = opt;
+    const bool refused = sample_uncertified(args, opt, &sampled.fp64_auto_depth);
     const double sample_s = now_s() - t0;
-    const char* why = refused ? reason::accuracy_uncertified : run();
+    const char* why = refused ? reason::accuracy_uncertified : run(sampled);
     if (opt.times) opt.times->certificate_s += sample_s;
     return why;
 }
@@ -282,7 +287,7 @@ const char* sampled_first(const GemmArgs<T>& args, const RunOptions& opt, Run&& 
 }  // namespace
 
 const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt) {
-    return sampled_first(args, opt, [&] { return run_dgemm(args, opt); });
+    return sampled_first(args, opt, [&](const RunOptions& o) { return run_dgemm(args, o); });
 }
 
 const char* emulate_gemm(const GemmArgs<std::complex<float>>& args, const RunOptions& opt) {
@@ -290,7 +295,7 @@ const char* emulate_gemm(const GemmArgs<std::complex<float>>& args, const RunOpt
 }
 
 const char* emulate_gemm(const GemmArgs<std::complex<double>>& args, const RunOptions& opt) {
-    return sampled_first(args, opt, [&] { return run_zgemm(args, opt); });
+    return sampled_first(args, opt, [&](const RunOptions& o) { return run_zgemm(args, o); });
 }
 
 }  // namespace amxblas::kernels
