@@ -244,7 +244,8 @@ void test_structural_zero_budget(void**) {
 // The margin may differ in its last bits only: the column bound bbar_j takes the slices split
 // (docs/fp64-certificate.md, Section 3). The cases cover both paths (products <= 21 without the
 // second split, 28 or 36 or repairs with it), a forward after it, the structural-zero test asked
-// twice (its budget spent once), a call in several chunks, and K = 1.
+// twice (its budget spent once), a call in several chunks, K = 1, and a call large enough to be
+// sampled.
 void test_lazy_split_changes_no_decision(void**) {
     std::vector<Case> cases;
     cases.push_back(make_case('N', 'T', 37, 45, 300, 310));
@@ -290,6 +291,13 @@ void test_lazy_split_changes_no_decision(void**) {
     }
     cases.push_back(std::move(budget));
     cases.push_back(make_case('N', 'N', 20, 20, 1, 3));
+    // Large enough to be sampled (gemm_sample.h), log-uniform: its sample needs eight slices,
+    // so the call starts at eight (sample_uncertified's depth).
+    Case sampled = make_case('N', 'N', 256, 256, 256, 91);
+    amxblas::test::Rng spread(6);
+    for (auto* x : {&sampled.a, &sampled.b})
+        for (double& v : *x) v = std::ldexp(v, int(std::lround(spread.uniform() * 12)));
+    cases.push_back(std::move(sampled));
     int lazy = 0, deepened = 0, forwarded = 0;
     for (std::size_t q = 0; q < cases.size() + 1; ++q) {
         const bool chunked = q == cases.size();  // the log-uniform case again, in chunks
