@@ -221,11 +221,12 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
 
     // Split + pack: each pass reads op(A) or op(B) and writes slices in BF16 (bench_main.cc
     // sp_bytes). The driver's chunks (kernels/common/chunk_plan.h, the same plan): op(A) is
-    // split once per super-block column, op(B) once per row; FP64 first splits each once more
-    // for its facts, which a call in one chunk keeps and a fixed count on one super-block does
-    // without, its guessed scales holding on ordinary data (kernels/driver/fp64_gemm.cc); auto
-    // splits 6 slices for its facts, then per chunk the lower bound's slice 0 and the products' 6
-    // (its chunks are planned for 8 slices and a spare).
+    // split once per super-block column, op(B) once per row; FP64 auto first splits each once
+    // more for its facts, which a call in one chunk keeps: 6 slices, then per chunk the lower
+    // bound's slice 0 and the products' 6 (its chunks are planned for 8 slices and a spare). A
+    // fixed count does without that pass, its guessed scales holding on ordinary data
+    // (kernels/driver/fp64_gemm.cc): on several super-blocks they are checked on the first chunk
+    // of each operand, split once more.
     const double elem = fp64 ? 8 : 4;
     const double a_bytes = double(m) * k * elem, b_bytes = double(k) * n * elem;
     const double a_slice = 2.0 * ru(m) * ru(k), b_slice = 2.0 * ru(n) * ru(k);
@@ -239,7 +240,11 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     if (fp64_auto) sp_bytes += a_passes * a_bytes + b_passes * b_bytes;  // the lower bound reads them again
     const bool one_super = ch.mc >= m && ch.nc >= n;
     if (fp64 && single) sp_bytes = a_bytes + b_bytes + slices * (a_slice + b_slice);  // the facts pass is the pack
-    else if (fp64 && (fp64_auto || !one_super)) sp_bytes += a_bytes + b_bytes + slices * (a_slice + b_slice);
+    else if (fp64 && fp64_auto) sp_bytes += a_bytes + b_bytes + slices * (a_slice + b_slice);
+    else if (fp64 && !one_super) {
+        const double kc = std::min<double>(ch.kc, k);
+        sp_bytes += (std::min<double>(ch.mc, m) + std::min<double>(ch.nc, n)) * kc * (elem + 2.0 * slices);
+    }
     const double in_bytes = a_bytes + b_bytes;
     p.split_pack_bytes = sp_bytes;
     p.scan_bytes = fp64 ? 0 : in_bytes;

@@ -96,9 +96,9 @@ public:
 
 // Phase 1 (the facts it reports are Fp64SplitFacts, kernels/common/gemm_types.h): checks the
 // backend and opt.fp64_products, scans the exponents, allocates, and finds the split's facts.
-// nullptr on success (then *out holds the call's state and the facts; a fixed count on one
-// super-block in several K chunks leaves the facts unset and guesses the scales in
-// compute_dgemm: fp64_gemm.cc), else the forward reason. Never touches C.
+// nullptr on success (then *out holds the call's state and the facts; a fixed count in
+// several chunks leaves the facts unset and guesses the scales in compute_dgemm:
+// fp64_gemm.cc), else the forward reason. Never touches C.
 const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
 // Auto only, between the phases: the certificate's lower bound of |A||B|, block by block, never
 // whole (kernels/driver/chunking.h): lhat(i, j), the FP64 sum over the K panels, in order, of

@@ -171,6 +171,7 @@ struct Fp64ChunkPacker {
 
 // The facts pass over both operands (fp64_facts.h) into st.sa and st.sb, in the chunk buffers.
 const char* operand_facts(PreparedDgemm::State& st) {
+    ++st.facts_passes;
     const SplitKernels& sk = split_kernels();
     PackedOperand fa = st.cw.pa, fb = st.cw.pb;
     fa.slices = fb.slices = st.sa.sc.slices;
@@ -214,10 +215,11 @@ const char* prepare_fp64_gemm(const OperandView<double>& va, const OperandView<d
     st->chunking = chunking_for(bl, m, n, k, slots, sizeof(double), threads, opt);
     const Chunking& ch = st->chunking;
     st->single = single_chunk(ch, m, n, k);
-    // A fixed count on one super-block in several K chunks splits each chunk once, with the
-    // first guessed scales, as the products need it, and checks the guess before writing C
-    // (dgemm_compute); only a wrong guess costs the facts pass.
-    st->speculative = !automatic && !st->single && one_super_block(ch, m, n);
+    // A fixed count in several chunks guesses the scales instead of running the facts pass
+    // (dgemm_compute): on one super-block it splits each chunk once, with the guessed scales,
+    // as the products need it, and checks the guess before writing C; on several it checks the
+    // guess on the first chunks (settle_scales). Only a wrong guess costs the facts pass.
+    st->speculative = !automatic && !st->single;
 
     // The exponents of both operands first: an Inf or NaN is reported before any other reason.
     const double t0 = now_s();
@@ -308,6 +310,30 @@ bool lower_bound_blocks(PreparedDgemm* prepared, const LowerBlockVisitor& visit)
 
 namespace {
 
+// A fixed count on several super-blocks, before its products: op(A)'s and op(B)'s first chunks
+// split with the guessed scales. When their residual maxima settle the guesses
+// (ScaleSpeculation::settled_by_part) the scales are those of the facts pass, found at the cost
+// of one chunk; else (data with few significant bits, or a first chunk unlike the rest) the
+// facts pass runs. Returns its reason, or nullptr with st.sa.sc and st.sb.sc set.
+const char* settle_scales(PreparedDgemm::State& st, double* pack_s) {
+    const ScaleSpeculation spec_a(st.a_nonzero, st.sa.sc.slices), spec_b(st.b_nonzero, st.sb.sc.slices);
+    const Chunking& ch = st.chunking;
+    const int mc = std::min(ch.mc, st.m), nc = std::min(ch.nc, st.n), kc = std::min(ch.kc, st.k);
+    PassTrack ta, tb;
+    const double t0 = now_s();
+    shape_chunk(&st.cw.pa, true, mc, kc);
+    Fp64ChunkPacker<true>(st, spec_a.guess(), &ta)(0, mc, 0, kc, st.cw.pa);
+    shape_chunk(&st.cw.pb, false, nc, kc);
+    Fp64ChunkPacker<false>(st, spec_b.guess(), &tb)(0, nc, 0, kc, st.cw.pb);
+    *pack_s += now_s() - t0;
+    Fp64Scales fa, fb;
+    if (ta.why || tb.why || !spec_a.settled_by_part(ta.resid, &fa) || !spec_b.settled_by_part(tb.resid, &fb))
+        return operand_facts(st);
+    st.sa.sc = fa;
+    st.sb.sc = fb;
+    return nullptr;
+}
+
 const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* repair_at, std::size_t repairs) {
     if (!p || !p->state) return reason::config_fp64_products;
     PreparedDgemm::State& st = *p->state;
@@ -331,7 +357,10 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
         };
     };
     bool done = false;
-    if (st.speculative) {
+    if (st.speculative && !one_super_block(st.chunking, st.m, st.n)) {
+        st.speculative = false;
+        if (const char* why = settle_scales(st, &pack_s)) return why;  // C untouched
+    } else if (st.speculative) {
         st.speculative = false;  // either way the scales are known after this
         ScaleSpeculation spec_a(st.a_nonzero, st.sa.sc.slices), spec_b(st.b_nonzero, st.sb.sc.slices);
         const Fp64Scales ga = spec_a.guess(), gb = spec_b.guess();
@@ -369,6 +398,7 @@ const char* dgemm_compute(PreparedDgemm* p, int products, const std::size_t* rep
         st.opt.times->split_pack_s = st.split_pack_s + pack_s;
         st.opt.times->compute_s = now_s() - t1 - pack_s;
         st.opt.times->reconstruct_s = recon.seconds(st.threads, bl.mblocks * bl.nblocks);
+        st.opt.times->facts_passes = st.facts_passes;
     }
     return nullptr;
 }

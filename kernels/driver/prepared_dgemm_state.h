@@ -30,6 +30,7 @@ struct PreparedDgemm::State {
     bool abs_ready = false;   // single and auto: |Z_0| is in the spare slot (lower_bound_blocks)
     bool speculative = false; // no facts pass yet: compute splits with guessed scales (fp64_gemm.cc)
     bool a_nonzero = false, b_nonzero = false;  // from the exponent scans
+    int facts_passes = 0;     // operand_facts runs (PhaseTimes::facts_passes)
     WorkspaceLease ws;
     CallWorkspace cw;
     double split_pack_s = 0;

@@ -155,6 +155,13 @@ bool ScaleSpeculation::confirm(const double* resid, Fp64Scales* found) {
     return false;
 }
 
+bool ScaleSpeculation::settled_by_part(const double* resid, Fp64Scales* found) const {
+    for (int t = known_; t < guess_.active; ++t)
+        if (resid[t] == 0 || ozaki_sigma(resid[t]) != guess_.sigma[t]) return false;
+    *found = guess_;
+    return true;
+}
+
 template <bool IsA>
 const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
                        const PackedOperand& out, const SplitKernels& sk, int threads) {

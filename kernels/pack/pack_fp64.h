@@ -47,6 +47,13 @@ public:
     // confirm it, and then *found holds the scales (guess() with the chain's true end); false,
     // and guess() is the next guess.
     bool confirm(const double* resid, Fp64Scales* found);
+    // After a pass with guess() over part of op(X) (resid: that part's maxima): true when they
+    // meet every guessed scale, and then *found holds the scales of the whole operand. Each
+    // guess is an upper bound once the scales before it are right (fact (a) of
+    // docs/fp64-certificate.md: |X^(t+1)| <= 2^(v(t) - 9)) and the whole operand's maxima are
+    // at least the part's, so the whole operand meets every guess too, and its chain ends
+    // where the guess's does. A part that meets a guess only in part proves nothing.
+    bool settled_by_part(const double* resid, Fp64Scales* found) const;
 
 private:
     void next_guess();

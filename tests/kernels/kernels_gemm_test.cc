@@ -352,6 +352,57 @@ void test_chunks_change_no_bit(void**) {
     chunks_change_no_bit<double>(kFp64Auto);
 }
 
+// A fixed count on several super-blocks guesses the split's scales and checks the guess on the
+// first chunk of each operand (fp64_gemm.cc, settle_scales): the facts pass runs only where
+// that chunk does not settle it, and either way the bits are those of the whole call (which
+// runs the facts pass). The first chunks are op(A)'s rows 0..63 and op(B)'s columns 0..63 in
+// K 0..255. Eight-bit entries (few_bits) end the slice chain early: in a first chunk they
+// prove nothing about the rest (the facts pass runs); in the rest they do not change the
+// scales the dense first chunk settled.
+void test_guessed_scales_skip_the_facts_pass(void**) {
+    const int m = kt::g_quick ? 100 : 200, n = kt::g_quick ? 70 : 140, k = kt::g_quick ? 300 : 530;
+    const auto few_bits = [](double* x) { *x = std::ldexp(std::round(std::ldexp(*x, 7)), -7); };
+    struct Case {
+        const char* what;
+        bool a_first, a_rest, b_first, b_rest;  // which parts get eight-bit entries
+        int passes;                             // facts passes expected
+    };
+    const Case cases[] = {
+        {"dense", false, false, false, false, 0},
+        {"op(A) few bits", true, true, false, false, 1},
+        {"op(A)'s first chunk few bits", true, false, false, false, 1},
+        {"op(A) few bits past its first chunk", false, true, false, false, 0},
+        {"op(B)'s first chunk few bits", false, false, true, false, 1},
+        {"op(B) few bits past its first chunk", false, false, false, true, 0},
+    };
+    for (const Case& c : cases)
+        for (int products : {6, 21}) {
+            Problem<double> whole = make_problem<double>('N', 'N', m, n, k, 1.5, 0.25, 31);
+            for (int l = 0; l < k; ++l) {
+                const bool first_k = l < 256;
+                for (int i = 0; i < m; ++i)
+                    if (first_k && i < 64 ? c.a_first : c.a_rest) few_bits(&whole.a[i + std::size_t(l) * whole.g.lda]);
+                for (int j = 0; j < n; ++j)
+                    if (first_k && j < 64 ? c.b_first : c.b_rest) few_bits(&whole.b[l + std::size_t(j) * whole.g.ldb]);
+            }
+            Problem<double> cut = whole;
+            cut.g.a = cut.a.data();
+            cut.g.b = cut.b.data();
+            cut.g.c = cut.c.data();
+            PhaseTimes times;
+            RunOptions o = kt::options(products, 2);
+            assert_null(amxblas::kernels::emulate_gemm(whole.g, o));
+            o.chunk_rows = o.chunk_cols = 64;
+            o.chunk_depth = 256;
+            o.times = &times;
+            assert_null(amxblas::kernels::emulate_gemm(cut.g, o));
+            if (std::memcmp(whole.c.data(), cut.c.data(), whole.c.size() * sizeof(double)) != 0)
+                fail_msg("%s, products %d: chunked result differs", c.what, products);
+            if (times.facts_passes != c.passes)
+                fail_msg("%s, products %d: %d facts passes, expected %d", c.what, products, times.facts_passes, c.passes);
+        }
+}
+
 int main(int argc, char** argv) {
     if (int rc = kt::setup(argc, argv)) return rc;
     const struct CMUnitTest tests[] = {
@@ -365,6 +416,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_workspace_bounded),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_chunks_change_no_bit),
+        cmocka_unit_test(test_guessed_scales_skip_the_facts_pass),
         cmocka_unit_test(test_wide_ranges_route),
         cmocka_unit_test(test_fast_shrinking_residual_routes),
         cmocka_unit_test(test_beta_zero_ignores_nan),
