@@ -232,7 +232,9 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     const double a_slice = 2.0 * ru(m) * ru(k), b_slice = 2.0 * ru(n) * ru(k);
     const int slots = fp64_auto ? kernels::kFp64Slices + 1 : int(slices);
     const kernels::ChunkShape shape{kCostTile, kCostTile, kCostTile, int(side), int(side)};
-    const kernels::Chunking ch = kernels::plan_chunks(shape, int(m), int(n), int(k), slots, fp64 ? 8 : 4, threads, fp64 ? 8 : 1);
+    const std::size_t budget = in.chunk_budget_bytes ? in.chunk_budget_bytes : kernels::kChunkBudgetBytes;
+    const kernels::Chunking ch =
+        kernels::plan_chunks(shape, int(m), int(n), int(k), slots, fp64 ? 8 : 4, threads, fp64 ? 8 : 1, budget);
     const bool single = ch.mc >= m && ch.nc >= n && ch.kc >= k;
     const double a_passes = single ? 1 : ceil_div(n, ch.nc), b_passes = single ? 1 : ceil_div(m, ch.mc);
     const double pass_slices = fp64_auto ? 7 : slices;  // per chunk pass

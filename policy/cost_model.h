@@ -7,6 +7,7 @@
 // kernels/common/; the policy tests check that the two agree (tests/policy/test_cost_model.cc).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/common/gemm_types.h"
@@ -55,6 +56,10 @@ struct CostInput {
     kernels::Fp64Engine engine = kernels::Fp64Engine::bf16;
     kernels::Backend backend = kernels::Backend::amx;
     int threads = 1;                  // of the routed call; the real BLAS is given as many
+    // BF16 routes: the chunk budget of the driver's plan (kernels/common/chunk_plan.h); 0 for
+    // the driver's own. A larger one models splitting whole operands (the benchmark's
+    // comparison, tests/bench/chunk_model.cc).
+    std::size_t chunk_budget_bytes = 0;
 };
 
 // Seconds per phase, on `threads` threads.

@@ -35,7 +35,9 @@
 #                  N = 1024 2048 4096 (or --sizes), routing forced, each call in fresh processes,
 #                  LIB and this build alternated --reps times (default 3); per process one warm-up
 #                  call then one timed call; medians of the times and of the peak extra memory
-#                  (as --memory); target: this build at most 1.05x LIB's time (compare.log)
+#                  (as --memory); target: this build at most 1.05x LIB's time (compare.log);
+#                  then the same routes in the AMX cost model, chunked against whole-operand
+#                  splits (tests/bench/chunk_model.cc; the full run prints it too)
 #   --int8         only the INT8 FP64 engine's section (issue 24 item 5; int8.log), which the full
 #                  run also runs (into bench.log) and --quick smoke-tests at N = 64-128 on 4 calls:
 #                  tests/bench/amxblas_bench_int8, 2 threads, alternated, medians of --reps
@@ -94,7 +96,7 @@ case " $backends" in *" ${backend:-avx512} "*) ;; *) echo "bench.sh: --backend, 
 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here amxblas_one_gemm_rss amxblas_bench_int8 || {
+    cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here amxblas_one_gemm_rss amxblas_bench_int8 amxblas_chunk_model || {
         echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
              "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
         exit 1
@@ -218,6 +220,9 @@ if [ -n "$compare" ]; then
             cmp_row "DGEMM auto" dgemm auto "$n"
             cmp_row "ZGEMM auto" zgemm auto "$n"
         done
+        # What the AMX cost model says of the same routes (no machine here times AMX).
+        chunk_model="$(dirname "$driver")/amxblas_chunk_model"
+        [ -x "$chunk_model" ] && "$chunk_model" --sizes "${sizes:-1024 2048 4096}"
     } 2>&1 | tee "$out/compare.log"
     rm -f "$out/cmp.old" "$out/cmp.new"
     grep -qE '  MISS$' "$out/compare.log" && exit 1
@@ -400,6 +405,14 @@ else
     echo "AMX trap harness (libamxemu.so) not available: tile-instruction counts skipped" | tee -a "$log"
 fi
 
+# The bounded-memory driver against whole-operand splits, in the AMX cost model (issue 28).
+chunk_model="$(dirname "$driver")/amxblas_chunk_model"
+if [ -x "$chunk_model" ]; then
+    logged "$chunk_model" || status=1
+else
+    echo "no amxblas_chunk_model beside the driver: the chunk model section skipped" | tee -a "$log"
+fi
+
 if command -v gnuplot >/dev/null 2>&1 && [ -f "$out/results.csv" ] && [ "$backend" != amx ]; then
     logged gnuplot -e "csv='$out/results.csv'; outdir='$out'" "$root/tests/bench/plot.gp" || status=1
 else
@@ -420,6 +433,7 @@ if [ "$backend" != amx ]; then
     fi
 fi
 [ -n "$amxemu" ] && [ -f "$amxemu" ] && need amx_counts.csv
+if [ -x "$chunk_model" ]; then grep -q '^chunk model: ' "$log" || missing="$missing (the chunk model's summary)"; fi
 if [ -n "$missing" ]; then
     echo "bench.sh: missing or empty in $out:$missing" | tee -a "$log"
     status=1

@@ -297,12 +297,35 @@ void forced_settings_unaffected(void**) {
                         reason::fp64_disabled);
 }
 
+// The split + pack the model counts for 4096^3 FP64-21, 2 threads: with the driver's budget
+// op(A) and op(B) are split on 2 x 2 super-blocks, twice each, and the guessed scales settled on
+// one chunk of each; with a budget that holds the whole call (chunk_budget_bytes, the
+// benchmark's whole-operand baseline) once each: 8 bytes read and 6 BF16 slices written per
+// value of op(A) and op(B).
+void chunk_budget_models_whole_operands(void**) {
+    CostInput in;
+    in.precision = Precision::fp64;
+    in.m = in.n = in.k = 4096;
+    in.products = 21;
+    in.slices = 6;
+    in.threads = 2;
+    const double values = 2.0 * 4096 * 4096, once = values * (8 + 6 * 2);
+    const CostPrediction chunked = predict_cost(in);
+    in.chunk_budget_bytes = std::size_t(1) << 40;
+    const CostPrediction whole = predict_cost(in);
+    assert_true(whole.split_pack_bytes == once);
+    const double first_chunks = 2.0 * 2048 * 256 * (8 + 6 * 2);  // settle_scales, fp64_gemm.cc
+    assert_true(chunked.split_pack_bytes == 2 * once + first_chunks);
+    assert_true(chunked.products_s == whole.products_s);
+}
+
 }  // namespace
 
 int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(amx_counts_match_the_harness_formula),
         cmocka_unit_test(monotone),
+        cmocka_unit_test(chunk_budget_models_whole_operands),
         cmocka_unit_test(int8_engine),
         cmocka_unit_test(int8_engine_in_decide),
         cmocka_unit_test(targets_routed_on_amx),
