@@ -358,9 +358,10 @@ void test_chunks_change_no_bit(void**) {
 // runs the facts pass). The first chunks are op(A)'s rows 0..63 and op(B)'s columns 0..63 in
 // K 0..255. Eight-bit entries (few_bits) end the slice chain early: in a first chunk they
 // prove nothing about the rest (the facts pass runs); in the rest they do not change the
-// scales the dense first chunk settled.
-void test_guessed_scales_skip_the_facts_pass(void**) {
-    const int m = kt::g_quick ? 100 : 200, n = kt::g_quick ? 70 : 140, k = kt::g_quick ? 300 : 530;
+// scales the dense first chunk settled. K = 200 is one K chunk (each thread keeps one
+// accumulator, Chunking::thread_acc), K = 530 three.
+void guessed_scales_skip_the_facts_pass(int k) {
+    const int m = kt::g_quick ? 100 : 200, n = kt::g_quick ? 70 : 140;
     const auto few_bits = [](double* x) { *x = std::ldexp(std::round(std::ldexp(*x, 7)), -7); };
     struct Case {
         const char* what;
@@ -397,10 +398,16 @@ void test_guessed_scales_skip_the_facts_pass(void**) {
             o.times = &times;
             assert_null(amxblas::kernels::emulate_gemm(cut.g, o));
             if (std::memcmp(whole.c.data(), cut.c.data(), whole.c.size() * sizeof(double)) != 0)
-                fail_msg("%s, products %d: chunked result differs", c.what, products);
+                fail_msg("%s, products %d, K %d: chunked result differs", c.what, products, k);
             if (times.facts_passes != c.passes)
-                fail_msg("%s, products %d: %d facts passes, expected %d", c.what, products, times.facts_passes, c.passes);
+                fail_msg("%s, products %d, K %d: %d facts passes, expected %d", c.what, products, k, times.facts_passes,
+                         c.passes);
         }
+}
+
+void test_guessed_scales_skip_the_facts_pass(void**) {
+    guessed_scales_skip_the_facts_pass(200);
+    guessed_scales_skip_the_facts_pass(kt::g_quick ? 300 : 530);
 }
 
 int main(int argc, char** argv) {
