@@ -55,8 +55,8 @@ struct PhaseTimes {
     // The part of compute_s spent adding panel results into the block accumulator (FP32), or
     // widening the product tiles and adding them into it (FP64): per-thread time, averaged.
     double reconstruct_s = 0;
-    // FP64: the passes over both operands that found the split's scales before the products
-    // (kernels/driver/fp64_facts.h); 0 where the guessed scales held.
+    // FP64 on the BF16 engine: the passes over both operands that found the split's scales
+    // before the products (kernels/driver/fp64_facts.h); 0 where the guessed scales held.
     int facts_passes = 0;
 };
 

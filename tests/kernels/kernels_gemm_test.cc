@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include <sys/resource.h>
@@ -410,6 +411,63 @@ void test_guessed_scales_skip_the_facts_pass(void**) {
     guessed_scales_skip_the_facts_pass(kt::g_quick ? 300 : 530);
 }
 
+// Random DGEMMs in random chunks against the same calls whole, bit for bit: shapes, op(),
+// leading dimensions, alpha and beta, every product count and auto, and data whose slice
+// chains end early in places (an eight-bit corner of op(A), integers, sparse, wide and tiny
+// exponents), so that the guessed scales hold on some first chunks and not on others, and a
+// first chunk that ends its chain early can hide the rest's longer one. Quick: fewer calls.
+void test_random_chunks_change_no_bit(void**) {
+    std::mt19937_64 rng(2026);
+    const auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+    const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const int products_list[] = {6, 10, 15, 21, 28, 36, kFp64Auto};
+    const int calls = kt::g_quick ? 8 : 60;
+    for (int t = 0; t < calls; ++t) {
+        const int m = pick(1, 260), n = pick(1, 260), k = pick(1, 600);
+        const char ta = pick(0, 1) ? 'N' : 'T', tb = pick(0, 1) ? 'N' : 'T';
+        const int lda = (ta == 'N' ? m : k) + pick(0, 3), ldb = (tb == 'N' ? k : n) + pick(0, 3), ldc = m + pick(0, 3);
+        std::vector<double> a(std::size_t(lda) * (ta == 'N' ? k : m)), b(std::size_t(ldb) * (tb == 'N' ? n : k));
+        std::vector<double> c(std::size_t(ldc) * n);
+        const int kind = pick(0, 5);
+        for (std::vector<double>* x : {&a, &b})
+            for (double& v : *x) {
+                const double u = uniform(-1, 1);
+                switch (kind) {
+                    case 0: v = u; break;
+                    case 1: v = pick(0, 9) == 0 ? std::ldexp(std::round(std::ldexp(u, 5)), -5) : u; break;
+                    case 2: v = u * std::ldexp(1.0, pick(-40, 40)); break;
+                    case 3: v = pick(0, 3) == 0 ? 0.0 : u * std::ldexp(1.0, pick(-1060, -1000)); break;
+                    case 4: v = pick(0, 20) == 0 ? u : 0.0; break;
+                    default: v = std::round(u * 100); break;
+                }
+            }
+        if (pick(0, 2) == 0)  // eight-bit entries where the first chunks of op(A) may lie
+            for (int i = 0; i < std::min(m, 192); ++i)
+                for (int l = 0; l < std::min(k, 256); ++l) {
+                    double& v = ta == 'N' ? a[i + std::size_t(l) * lda] : a[l + std::size_t(i) * lda];
+                    v = std::ldexp(std::round(std::ldexp(v, 6)), -6);
+                }
+        for (double& v : c) v = uniform(-1, 1);
+        std::vector<double> c_cut = c;
+        const double alpha = pick(0, 1) ? 1.25 : -0.5, beta = pick(0, 3) == 0 ? 0.0 : 0.5;
+        const GemmArgs<double> whole{ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc};
+        GemmArgs<double> cut = whole;
+        cut.c = c_cut.data();
+        const int products = products_list[pick(0, 6)];
+        RunOptions o = kt::options(products, 2);
+        const char* why_whole = amxblas::kernels::emulate_gemm(whole, o);
+        o.chunk_rows = 64 * pick(1, 3);
+        o.chunk_cols = 64 * pick(1, 3);
+        o.chunk_depth = 256;
+        const char* why_cut = amxblas::kernels::emulate_gemm(cut, o);
+        const bool same_reason = why_whole == why_cut || (why_whole && why_cut && std::strcmp(why_whole, why_cut) == 0);
+        if (!same_reason || std::memcmp(c.data(), c_cut.data(), c.size() * sizeof(double)) != 0)
+            fail_msg("call %d: %dx%dx%d %c%c, data kind %d, products %d: %s whole, %s in chunks%s", t, m, n, k, ta, tb,
+                     kind, products, why_whole ? why_whole : "routed", why_cut ? why_cut : "routed",
+                     same_reason ? ", results differ" : "");
+    }
+}
+
 int main(int argc, char** argv) {
     if (int rc = kt::setup(argc, argv)) return rc;
     const struct CMUnitTest tests[] = {
@@ -424,6 +482,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_chunks_change_no_bit),
         cmocka_unit_test(test_guessed_scales_skip_the_facts_pass),
+        cmocka_unit_test(test_random_chunks_change_no_bit),
         cmocka_unit_test(test_wide_ranges_route),
         cmocka_unit_test(test_fast_shrinking_residual_routes),
         cmocka_unit_test(test_beta_zero_ignores_nan),
