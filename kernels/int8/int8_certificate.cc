@@ -122,10 +122,14 @@ double Int8BlockCertificate::EntryBound::lhs(const Int8BlockCertificate& cert, i
 
 bool Int8BlockCertificate::fails_at_every_count(int i, int j, double upper) const {
     // passes()'s test, from the most moduli down: an entry that passes anywhere usually passes
-    // there, and the first count it passes at ends the loop.
+    // there, and the first count it passes at ends the loop. Without the underflow term the
+    // largest count decides alone: the halves grow with the count (test_moduli_coprime_and_
+    // ranges), so each of lhs's terms, 2^-h times a nonnegative count-free factor under a flag
+    // "h < thr", shrinks or vanishes, and their rounded sum and product cannot grow.
     const double rhs = rhs_factor_ * (upper * 0x1p14);
     const EntryBound t = entry_bound(i, j);
-    for (int c = max_count_; c >= min_count_; --c) {
+    const int lowest = t.eta == 0 ? max_count_ : min_count_;
+    for (int c = max_count_; c >= lowest; --c) {
         const double lhs = t.lhs(*this, c);
         if (lhs == 0 ? exact_passes_ : lhs <= rhs) return false;
     }

@@ -16,6 +16,7 @@
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_certificate.h"
+#include "kernels/int8/int8_pack.h"
 #include "kernels/pack/fp64_exponents.h"
 #include "kernels/int8/int8_facts.h"
 #include "kernels/int8/int8_refine.h"
@@ -202,6 +203,45 @@ void test_block_row_test_is_per_entry(void**) {
             slow.failing_in(0, 0, m, n, lower.data(), n, &f2);
             assert_true(f1 == f2);
         }
+}
+
+// fails_at_every_count (the sample screen's INT8 test) against its definition: an entry fails
+// at every count when the per-entry test, given lhat = U 2^14, fails it at each count
+// (add_block_per_entry, one entry a certificate, tally). Rows near underflow (the underflow
+// term), integer rows (flags off, lhs 0) and ordinary ones; upper bounds spread so that entries
+// pass at counts all over the range; tolerances on both sides of u.
+void test_every_count_failure_is_its_definition(void**) {
+    kt::Rng r(47);
+    const int m = 40, n = 40;
+    long failing = 0, passing = 0;
+    for (int depth : {64, 100000})
+        for (double tol : {1.0, 1e-4}) {
+            const Int8OperandFacts fa = random_facts(r, m, depth, 0), fb = random_facts(r, n, depth, 0);
+            Int8BlockCertificate cert;
+            if (!cert.begin(fa, fb, depth, tol, kInt8MinModuli, {})) continue;
+            for (int i = 0; i < m; ++i)
+                for (int j = 0; j < n; ++j) {
+                    const double u = std::fabs(r.uniform());
+                    const double upper = u < 0.05 ? 0 : std::ldexp(u * depth, -int(std::fabs(r.uniform()) * 40));
+                    Int8BlockCertificate one;
+                    assert_true(one.begin(fa, fb, depth, tol, kInt8MinModuli, {}));
+                    const double lower = upper * 0x1p14;
+                    one.add_block_per_entry(i, j, 1, 1, &lower, 1);
+                    bool every = true;
+                    for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
+                        std::int64_t f, loose;
+                        double margin;
+                        one.tally(c, &f, &loose, &margin);
+                        Int8Halves h;
+                        if (int8_halves(crt_basis(c), depth, &h) && f == 0) every = false;
+                    }
+                    if (cert.fails_at_every_count(i, j, upper) != every)
+                        fail_msg("depth %d tol %g entry (%d, %d), U %.17g: fails_at_every_count says %d", depth, tol, i,
+                                 j, upper, int(!every));
+                    (every ? failing : passing)++;
+                }
+        }
+    assert_true(failing > 100 && passing > 100);  // both answers were asked for
 }
 
 // Every integer below 2^range_bits comes back exactly from residues given as any
@@ -581,6 +621,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_operand_facts_match_definition),
         cmocka_unit_test(test_times_pow2_is_ldexp),
         cmocka_unit_test(test_block_row_test_is_per_entry),
+        cmocka_unit_test(test_every_count_failure_is_its_definition),
         cmocka_unit_test(test_crt_recovers_exactly),
         cmocka_unit_test(test_uniform_certified),
         cmocka_unit_test(test_transposes_and_fixed_counts),
