@@ -7,7 +7,8 @@
 // process-wide state at once, and the prepare handler finishes the settings and the
 // hardware facts (which depend on the environment, so they are read at the first call, or
 // at the first fork if that comes first): if another thread is initialising them, the
-// forking thread waits for it.
+// forking thread waits for it. It also waits for a question to the dynamic loader in progress
+// in another thread (shim/openmp.h), so the child never inherits the loader's state half done.
 //
 // After, in the child: only the thread that called fork() exists in the child, so the calls
 // the parent's other threads had in flight are not the child's: it starts with no routed call
@@ -20,14 +21,21 @@
 #include "shim/config.h"
 #include "shim/gemm_dispatch.h"
 #include "shim/log.h"
+#include "shim/openmp.h"
 #include "shim/record.h"
 
 namespace amxblas {
 namespace {
 
-void settle_before_fork() { (void)settings(); }
+void settle_before_fork() {
+    (void)settings();
+    openmp_lookup_before_fork();
+}
+
+void release_in_parent() { openmp_lookup_after_fork(); }
 
 void reset_in_child() {
+    openmp_lookup_after_fork();
     g_routed_calls_running.store(0, std::memory_order_relaxed);
     g_routed_threads_in_use.store(0, std::memory_order_relaxed);
     log_after_fork();
@@ -36,7 +44,7 @@ void reset_in_child() {
 
 __attribute__((constructor)) void register_fork_handler() {
     kernels::settle_process_state();
-    pthread_atfork(settle_before_fork, nullptr, reset_in_child);
+    pthread_atfork(settle_before_fork, release_in_parent, reset_in_child);
 }
 
 }  // namespace

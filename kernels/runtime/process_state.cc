@@ -10,8 +10,11 @@
 namespace amxblas::kernels {
 
 void settle_process_state() {
+    (void)cpu_has_avx2();
     (void)cpu_has_avx512_split();
     (void)cpu_has_avx512_bf16();
+    (void)cpu_has_avx512_vnni();
+    (void)cpu_has_amx_bf16();
     (void)isa_here();
     // Every row's tables, not only the process's: one set's code may call another's (the
     // AVX-512 split hands its tails to the portable one).
