@@ -37,22 +37,29 @@ constexpr CostConstants kCost_amx = {
     /*blas fp32, fp64=*/0.90 * 64 * 2.0e9, 0.90 * 32 * 2.0e9,
 };
 
-// avx512: the same machine as run A, so the same scan, split + pack and reconstruction rates.
-// One BF16 product of a 32 x 32 x 32 step per core: run A at N = 2048, the call less its
-// measured split + pack, scan and reconstruction shares, times 2 cores, over the 6 x 64^3
-// product steps: FP32 198.157 ms x (1 - 0.020 - 0.013 - 0.010) -> 241 ns; FP64-6 195.097 ms x
-// (1 - 0.031 - 0.008 - 0.036) -> 230 ns. The real BLAS: run A's OpenBLAS at N = 2048, 384.53
-// (SGEMM) and 172.55 (DGEMM) GFLOP/s on 2 cores. Overhead: run A's FP64-6 call at N = 256,
-// 0.563 ms, less the model's phases, 0.461 ms (with these constants the model is within 25% of
-// run A's eight rows N = 256 ... 2048, FP32 and FP64-6: docs/cost-model.md).
+// avx512: calibrated as the reference row is, on a 2-core AMD EPYC Zen 5 VM with AVX-512 BF16
+// and VNNI: the model's own check (`scripts/bench.sh --model --backend avx512`) had found the
+// constants then taken from run A's N = 2048 call 3-4x too fast on its sweep of small and thin
+// shapes (0 of 44 rows within 30%). The means of three runs' medians over the 22 shapes x
+// {fp32, fp64-6} of `OPENBLAS_CORETYPE=COOPERLAKE OPENBLAS_THREAD_TIMEOUT=4
+// build/tests/bench/amxblas_model_check --backend avx512 --calibrate --reps 3` (or 5): scan
+// 1.75 GB/s, split + pack 3.26 / 1.84 GB/s, reconstruction 1.29e10 / 1.52e10 values/s,
+// OpenBLAS 39.0 / 19.7 GFLOP/s per core (these sizes wake its threads). Overhead: 60 us, not the
+// 9-22 us the phases leave, because the routed time of the smallest calls (128^3, 192^3) holds
+// thread wake-ups that fall inside the phases' timers (40-230 us here, a probe); with 15 us the
+// check had 38 of 44 rows within 30% twice, with 60 us 42 and 41. The products: that run's fit of step_s + tile_s / (steps per tile), 510 + 580 ns
+// (FP32) and 470 + 1590 ns (FP64-6): a K of 16 or 32 costs four times a long K per step.
+// Larger calls run faster per step (FP64-6 at 1024^3: 349 ns), where the model over-predicts the
+// routed time, towards forwarding, which these vector units always deserve.
 constexpr CostConstants kCost_avx512 = {
     false, 0, 0, 0, 0,
-    /*step_s_fp32=*/241e-9, /*step_s_fp64=*/230e-9,
-    /*scan=*/6.39e9,
-    /*split_pack fp32, fp64=*/10.36e9, 9.70e9,
-    /*recon fp32, fp64=*/7.45e9, 1.7e10,
-    /*overhead=*/100e-6,
-    /*blas fp32, fp64=*/384.53e9 / 2, 172.55e9 / 2,
+    /*step_s_fp32=*/510e-9, /*step_s_fp64=*/470e-9,
+    /*scan=*/1.75e9,
+    /*split_pack fp32, fp64=*/3.26e9, 1.84e9,
+    /*recon fp32, fp64=*/1.29e10, 1.52e10,
+    /*overhead=*/60e-6,
+    /*blas fp32, fp64=*/39.0e9, 19.7e9,
+    /*tile_s fp32, fp64=*/580e-9, 1590e-9,
 };
 
 // reference: measured on a 2-core AMD EPYC Zen 3 without AVX-512, shared with other jobs
@@ -209,7 +216,8 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
         work_s = std::max(c.tdp_cycles * p.tdpbf16ps, c.load_cycles * p.tileloadd + c.store_cycles * p.tilestored) /
                  c.clock_hz;
     } else {
-        work_s = p.product_steps * (fp64 ? c.step_s_fp64 : c.step_s_fp32);
+        work_s = p.product_steps * (fp64 ? c.step_s_fp64 : c.step_s_fp32) +
+                 products * tiles * (fp64 ? c.tile_s_fp64 : c.tile_s_fp32);
     }
     p.products_s = work_s * per_thread;
 

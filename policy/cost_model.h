@@ -41,6 +41,9 @@ struct CostConstants {
     double recon_values_s_fp32 = 0, recon_values_s_fp64 = 0;  // panel adds / widen-adds, C writes
     double overhead_s = 0;                            // per routed call: thread wake-up, set-up
     double blas_flops_s_fp32 = 0, blas_flops_s_fp64 = 0;      // the real BLAS, FLOP/s per core
+    // Vector backends: seconds per product and 32 x 32 output tile, on top of its steps (the
+    // tile's accumulators set up, stored and widened: what a short K does not amortise).
+    double tile_s_fp32 = 0, tile_s_fp64 = 0;
 };
 
 const CostConstants& cost_constants(kernels::Backend b);

@@ -16,6 +16,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/driver/emulated_gemm.h"
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
     std::printf("%-16s %-7s %11s %11s %7s %10s %10s %7s %9s %9s\n", "MxNxK", "route", "routed_ms", "predict_ms",
                 "err%", "blas_ms", "bl_pred_ms", "err%", "speedup", "sp_pred");
     std::map<std::string, std::vector<double>> rates;
+    std::map<std::string, std::vector<std::pair<double, double>>> fits;  // (1 / steps per tile, step time)
     int rows = 0, within30 = 0;
     double worst = 0;
     std::istringstream rs(routes);
@@ -213,12 +215,20 @@ int main(int argc, char** argv) {
             const kernels::PhaseTimes& t = me.phases;
             const std::string pre = fp64 ? "fp64." : "fp32.";
             rates[pre + "step_s"].push_back((t.compute_s - t.reconstruct_s) / per_thread / p.product_steps);
+            // For the fit of step_s + tile_s / steps per tile (steps_fit below).
+            const double steps_per_tile = std::ceil(s.k / 32.0);
+            fits[pre].push_back({1 / steps_per_tile, rates[pre + "step_s"].back()});
             if (t.split_pack_s > 0) rates[pre + "split_pack_bytes_s"].push_back(p.split_pack_bytes / (t.split_pack_s * threads));
             if (t.reconstruct_s > 0) rates[pre + "recon_values_s"].push_back(p.recon_values * per_thread / t.reconstruct_s);
             if (!fp64 && me.scan_s > 0) rates["fp32.scan_bytes_s"].push_back(p.scan_bytes / (me.scan_s * threads));
             rates[pre + "blas_flops_s"].push_back(p.blas_flops / (me.blas_s * threads));
             rates[pre + "overhead_s"].push_back(me.routed_s - me.scan_s - t.split_pack_s - t.compute_s -
                                                 t.certificate_s);
+            std::printf("    implied: step %.0f ns, split+pack %.2f GB/s, recon %.3g values/s, overhead %.0f us\n",
+                        1e9 * rates[pre + "step_s"].back(),
+                        t.split_pack_s > 0 ? 1e-9 * rates[pre + "split_pack_bytes_s"].back() : 0.0,
+                        t.reconstruct_s > 0 ? rates[pre + "recon_values_s"].back() : 0.0,
+                        1e6 * rates[pre + "overhead_s"].back());
         }
     }
 
@@ -228,6 +238,17 @@ int main(int argc, char** argv) {
         for (auto& [name, v] : rates) {
             std::sort(v.begin(), v.end());
             std::printf("  %-26s %.4g  [%.4g, %.4g]  (%zu rows)\n", name.c_str(), median(v), v.front(), v.back(), v.size());
+        }
+        // The vector backends' product time per step, step_s + tile_s / (steps per tile): the
+        // least-squares fit of each row's implied step time, in relative terms.
+        for (auto& [pre, xy] : fits) {
+            double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
+            for (auto [x, y] : xy) a11 += 1 / (y * y), a12 += x / (y * y), a22 += x * x / (y * y), b1 += 1 / y, b2 += x / y;
+            const double det = a11 * a22 - a12 * a12;
+            if (det == 0) continue;
+            std::printf("  %-26s %.4g  (fit with %stile_s, %zu rows)\n", (pre + "step_s").c_str(),
+                        (b1 * a22 - b2 * a12) / det, pre.c_str(), xy.size());
+            std::printf("  %-26s %.4g\n", (pre + "tile_s").c_str(), (a11 * b2 - a12 * b1) / det);
         }
     }
     return 0;
