@@ -3,8 +3,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -45,7 +47,7 @@ bool is_openmp_runtime(const char* path) {
 
 int collect_runtimes(dl_phdr_info* info, size_t, void* out) {
     const char* path = info->dlpi_name;
-    if (path && path[0] == '/' && is_openmp_runtime(path))
+    if (path && std::strchr(path, '/') && is_openmp_runtime(path))
         static_cast<std::vector<std::string>*>(out)->emplace_back(path);
     return 0;
 }
@@ -70,12 +72,26 @@ InParallelFn find_runtime() {
     return runtime;
 }
 
+// Waits for another thread's lookup (microseconds), but not indefinitely: a thread inside
+// dlopen (a library's constructor calling a GEMM) holds the loader's lock, which a lookup in
+// progress may be waiting for; waiting here for that lookup would deadlock. After 2 ms the call
+// is taken to be outside a parallel region, which may only cost it threads, and the next call
+// looks again.
+bool lock_lookup() {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (pthread_mutex_trylock(&g_lookup_lock) != 0) {
+        if (std::chrono::steady_clock::now() > give_up) return false;
+        sched_yield();
+    }
+    return true;
+}
+
 }  // namespace
 
 bool in_openmp_parallel_region() {
     InParallelFn f = g_in_parallel.load(std::memory_order_acquire);
     if (!f) {
-        pthread_mutex_lock(&g_lookup_lock);
+        if (!lock_lookup()) return false;
         unsigned long long adds = 0;
         dl_iterate_phdr(read_adds, &adds);
         if (adds != g_adds_seen.load(std::memory_order_acquire)) {
