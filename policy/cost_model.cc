@@ -38,19 +38,18 @@ constexpr CostConstants kCost_amx = {
 };
 
 // avx512: calibrated as the reference row is, on a 2-core AMD EPYC Zen 5 VM with AVX-512 BF16
-// and VNNI: the model's own check (`scripts/bench.sh --model --backend avx512`) had found the
-// constants then taken from run A's N = 2048 call 3-4x too fast on its sweep of small and thin
-// shapes (0 of 44 rows within 30%). The means of three runs' medians over the 22 shapes x
-// {fp32, fp64-6} of `OPENBLAS_CORETYPE=COOPERLAKE OPENBLAS_THREAD_TIMEOUT=4
+// and VNNI (docs/cost-model.md): the means of three runs' medians over the 22 shapes x {fp32,
+// fp64-6} of `OPENBLAS_CORETYPE=COOPERLAKE OPENBLAS_THREAD_TIMEOUT=4
 // build/tests/bench/amxblas_model_check --backend avx512 --calibrate --reps 3` (or 5): scan
 // 1.75 GB/s, split + pack 3.26 / 1.84 GB/s, reconstruction 1.29e10 / 1.52e10 values/s,
-// OpenBLAS 39.0 / 19.7 GFLOP/s per core (these sizes wake its threads). Overhead: 60 us, not the
-// 9-22 us the phases leave, because the routed time of the smallest calls (128^3, 192^3) holds
-// thread wake-ups that fall inside the phases' timers (40-230 us here, a probe); with 15 us the
-// check had 38 of 44 rows within 30% twice, with 60 us 42 and 41. The products: that run's fit of step_s + tile_s / (steps per tile), 510 + 580 ns
-// (FP32) and 470 + 1590 ns (FP64-6): a K of 16 or 32 costs four times a long K per step.
-// Larger calls run faster per step (FP64-6 at 1024^3: 349 ns), where the model over-predicts the
-// routed time, towards forwarding, which these vector units always deserve.
+// OpenBLAS 39.0 / 19.7 GFLOP/s per core (these sizes wake its threads). The products: the fit
+// of step_s + tile_s / (steps per tile), 510 + 580 ns (FP32) and 470 + 1590 ns (FP64-6): a K of
+// 16 or 32 costs four times a long K per step. Overhead: 60 us, not the 9-22 us the phases
+// leave, because the smallest calls' thread wake-ups (40-230 us there, a probe) fall inside the
+// phases' timers. Larger calls run faster per step (FP64-6 at 1024^3: 349 ns), and OpenBLAS
+// faster still (60+ GFLOP/s per core): there the two errors partly cancel, and the predicted
+// speedups (0.2-0.5x) stay far below the 1.10x the model routes at, as the measured ones
+// (about 0.2x) do.
 constexpr CostConstants kCost_avx512 = {
     false, 0, 0, 0, 0,
     /*step_s_fp32=*/510e-9, /*step_s_fp64=*/470e-9,
