@@ -319,6 +319,30 @@ void chunk_budget_models_whole_operands(void**) {
     assert_true(chunked.products_s == whole.products_s);
 }
 
+// The vector backends' products: step_s per 32 x 32 x 32 step of each product, plus tile_s per
+// product and 32 x 32 output tile (the part a short K does not amortise). One block, so one
+// thread's share is the whole call's.
+void vector_products_count_steps_and_tiles(void**) {
+    CostConstants c = cost_constants(Backend::avx512);
+    c.step_s_fp64 = 1e-6, c.tile_s_fp64 = 1e-3;
+    CostInput in;
+    in.precision = Precision::fp64;
+    in.backend = Backend::avx512;
+    in.m = in.n = 64;
+    in.k = 96;  // 3 steps per tile
+    in.products = 6;
+    in.slices = 3;
+    in.threads = 1;
+    const CostPrediction p = predict_cost(in, c);
+    const double tiles = 4, steps = 3;
+    assert_true(p.product_steps == 6 * tiles * steps);
+    assert_true(p.products_s == 6 * tiles * steps * 1e-6 + 6 * tiles * 1e-3);
+    c.tile_s_fp64 = 0;
+    assert_true(predict_cost(in, c).products_s == 6 * tiles * steps * 1e-6);
+    // Only the vector backends count tiles; AMX counts tile instructions.
+    assert_true(cost_constants(Backend::amx).tile_s_fp32 == 0 && cost_constants(Backend::amx).tile_s_fp64 == 0);
+}
+
 }  // namespace
 
 int main() {
@@ -326,6 +350,7 @@ int main() {
         cmocka_unit_test(amx_counts_match_the_harness_formula),
         cmocka_unit_test(monotone),
         cmocka_unit_test(chunk_budget_models_whole_operands),
+        cmocka_unit_test(vector_products_count_steps_and_tiles),
         cmocka_unit_test(int8_engine),
         cmocka_unit_test(int8_engine_in_decide),
         cmocka_unit_test(targets_routed_on_amx),
