@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
             const kernels::PhaseTimes& t = me.phases;
             const std::string pre = fp64 ? "fp64." : "fp32.";
             rates[pre + "step_s"].push_back((t.compute_s - t.reconstruct_s) / per_thread / p.product_steps);
-            // For the fit of step_s + tile_s / steps per tile (steps_fit below).
+            // Each row's point for the fit of step_s + tile_s / (steps per tile), printed below.
             const double steps_per_tile = std::ceil(s.k / 32.0);
             fits[pre].push_back({1 / steps_per_tile, rates[pre + "step_s"].back()});
             if (t.split_pack_s > 0) rates[pre + "split_pack_bytes_s"].push_back(p.split_pack_bytes / (t.split_pack_s * threads));

@@ -86,11 +86,9 @@ void test_second_calls_take_no_page_fault(void**) {
     // (The one fault such runs used to take, in most runs with a spinning process beside them,
     // was libc's sched_yield code, first run by a warm call's caller; the pool now maps it when
     // a worker starts: no fault in 15 runs of all six cases beside a spinning process.) A
-    // fault that every try takes is the library's. A try that faulted is retried after 1 s:
-    // once, right after a fresh build, all three tries of one case took 16 faults within 0.5 s
-    // (16 pages: one window of the kernel's fault-around over code pages, which skips pages that
-    // are locked, as a freshly linked binary's can be while written back), and 5 of 5 reruns
-    // took none.
+    // fault that every try takes is the library's. A try that faulted is retried after 1 s, not
+    // at once: the kernel's fault-around skips locked code pages, as a freshly linked binary's
+    // can be while written back, and quick retries then all fault alike (commit a6d7a45).
     for (const Case& c : kCases) {
         int status = 1;
         for (int attempt = 0; attempt < 3 && status != 0; ++attempt) {
