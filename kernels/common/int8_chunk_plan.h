@@ -5,7 +5,8 @@
 // A call of `layers` INT8 products (moduli) keeps, per MC x NC super-block, one residue per
 // layer and entry across the K chunks (an int8: each chunk's INT32 sums are reduced as they are
 // added), and packs `layers` bytes per value of op(A)'s MC x KC and op(B)'s KC x NC chunks; the
-// certificate's pass (one product of magnitudes) keeps an FP64 sum per entry instead. Each
+// certificate's pass (one product of magnitudes) keeps an FP64 sum per entry instead; with K in
+// one chunk neither is kept for the super-block, only a task's worth per participant. Each
 // operand is split again for every super-block of the other's direction: ceil(N / NC) times
 // for op(A), ceil(M / MC) for op(B). Splitting costs about as much per value and modulus as the
 // products per entry and modulus (docs/performance.md), so the plan takes, of the chunkings
@@ -26,21 +27,35 @@ constexpr std::size_t kInt8BudgetBytes = std::size_t(48) << 20;  // as the BF16 
 constexpr int kInt8Tile = 32, kInt8Kstep = 64;                   // kAmxInt8Geometry's mr = nr, kstep
 constexpr int kInt8MaxChunkDepth = 4096;
 constexpr int kInt8OutBlock = 256;  // the writer's blocks: kBlockM x kBlockN FP64 per participant
+constexpr int kInt8GroupSide = 128;  // a task's square of micro-tiles (kernels/int8/int8_walk.h)
 
 inline std::size_t int8_aligned(std::size_t x) { return (x + 63) / 64 * 64; }
 inline int int8_round_up(int x, int step) { return (x + step - 1) / step * step; }
 
-// Bytes of the workspace of a chunking: packed layers of both chunks, the int8 residues (or,
-// for the certificate's pass, sums: the FP64 sums instead) and, per participant, two INT32
-// micro-tiles and an output block.
-inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool sums, int threads) {
+// Bytes of one participant's output slot: a kInt8OutBlock square of FP64 and, where the
+// residues are kept per task (one K chunk, below), the task's group of them after its first
+// kInt8GroupSide rows of output.
+inline std::size_t int8_out_slot_bytes(int layers, bool group_residues) {
+    const std::size_t block = std::size_t(kInt8OutBlock) * kInt8OutBlock * 8;
+    if (!group_residues) return block;
+    const std::size_t group = std::size_t(kInt8GroupSide) * kInt8OutBlock * 8 +
+                              std::size_t(layers) * kInt8GroupSide * kInt8GroupSide;
+    return group > block ? group : block;
+}
+
+// Bytes of the workspace of a chunking: packed layers of both chunks, what is kept across K
+// chunks, and per participant two INT32 micro-tiles and an output slot. Kept across chunks:
+// the int8 residues of the super-block (or, for the certificate's pass, sums: FP64 sums);
+// with K in one chunk (one_chunk) nothing, since each task's tiles are final when it ends: its
+// residues stay in its participant's slot, and the certificate's sums in its output block.
+inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool sums, bool one_chunk, int threads) {
     const std::size_t mp = std::size_t(int8_round_up(ch.mc, kInt8Tile));
     const std::size_t np = std::size_t(int8_round_up(ch.nc, kInt8Tile));
     const std::size_t kp = std::size_t(int8_round_up(ch.kc, kInt8Kstep));
     std::size_t bytes = std::size_t(layers) * (int8_aligned(mp * kp) + int8_aligned(np * kp));
-    bytes += sums ? int8_aligned(mp * np * 8) : std::size_t(layers) * int8_aligned(mp * np);
+    if (!one_chunk) bytes += sums ? int8_aligned(mp * np * 8) : std::size_t(layers) * int8_aligned(mp * np);
     bytes += std::size_t(threads) * (2 * int8_aligned(std::size_t(kInt8Tile) * kInt8Tile * 4) +
-                                     std::size_t(kInt8OutBlock) * kInt8OutBlock * 8);
+                                     int8_aligned(int8_out_slot_bytes(layers, one_chunk && !sums)));
     return bytes;
 }
 
@@ -54,7 +69,7 @@ inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums
     double best_cost = -1;
     const auto consider = [&](int mc, int nc, int kc) {
         const Int8ChunkPlan ch{mc, nc, kc};
-        if (int8_chunk_bytes(ch, layers, sums, threads) > kInt8BudgetBytes) return;
+        if (int8_chunk_bytes(ch, layers, sums, kc >= kp, threads) > kInt8BudgetBytes) return;
         const double splits = double(m) * k * ((n + nc - 1) / nc) + double(k) * n * ((m + mc - 1) / mc);
         const double reductions = double(m) * n * ((k + kc - 1) / kc);
         const double cost = splits + reductions;

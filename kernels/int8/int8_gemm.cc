@@ -19,6 +19,7 @@ namespace amxblas::kernels {
 namespace {
 
 constexpr TileGeometry g = kAmxInt8Geometry;
+static_assert(kInt8OutBlock == kBlockM && kInt8OutBlock == kBlockN, "int8_chunk_plan.h counts the writer's blocks");
 
 // Runs body(i0, j0, rows, cols) over the kBlockM x kBlockN blocks of a super-block, on the
 // pool's threads.
@@ -38,6 +39,7 @@ Int8Chunking chunking_for(const Int8Gemm& call, int layers, bool sums, const Run
     if (opt.chunk_rows > 0) ch.mc = std::min(ch.mc, round_up(opt.chunk_rows, g.mr));
     if (opt.chunk_cols > 0) ch.nc = std::min(ch.nc, round_up(opt.chunk_cols, g.nr));
     if (opt.chunk_depth > 0) ch.kc = std::min(ch.kc, round_up(opt.chunk_depth, g.kstep));
+    ch.one_chunk = ch.kc >= call.k;
     return ch;
 }
 
@@ -84,7 +86,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
     // participant, tile rows in order, so the group's last tile completes its block. Every entry
     // is visited once either way, and the certificate's tallies do not depend on the order or
     // the grouping.
-    const bool one_chunk = ch.kc >= call.k;
+    const bool one_chunk = ch.one_chunk;
     constexpr int kGroupSide = kInt8GroupTiles * kInt8Tile;
     static_assert(kGroupSide <= kBlockM && kGroupSide <= kBlockN, "a group fits a participant's block");
     const auto lower_pass = [&](auto&& visit) {
@@ -102,7 +104,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
             [&](int, int ti, int tj, const std::int32_t* sum, bool first, bool, int participant) {
                 // A chunk's sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
                 if (one_chunk) {
-                    double* group = ws.blocks + std::size_t(participant) * kBlockM * kBlockN;
+                    double* group = ws.blocks + std::size_t(participant) * ws.slot;
                     const int gi = ti % kInt8GroupTiles, gj = tj % kInt8GroupTiles;
                     double* dst = group + std::size_t(gi) * kInt8Tile * kGroupSide + gj * kInt8Tile;
                     for (int r = 0; r < kInt8Tile; ++r)
@@ -123,6 +125,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
                         dst[std::size_t(r) * ws.ld + c] = first ? v : dst[std::size_t(r) * ws.ld + c] + v;
                     }
             },
+            [](int, int, int, int, bool, int) {},
             [&](int si0, int sj0, int srows, int scols) {
                 if (one_chunk) return;
                 for_each_out_block(srows, scols, opt.threads, [&](int bi, int bj, int br, int bc, int) {
@@ -184,6 +187,21 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
         return why;
     const Int8Buffers ws = int8_buffers(lease.data(), ch, opt.threads);
     const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
+    // C's rows i0 .. i0 + rows - 1 and columns j0 .. j0 + cols - 1 from their residues (layer l,
+    // row r, column c at res[l * layer + r * ld + c]), through out (a participant's block).
+    const auto reconstruct = [&](int i0, int j0, int rows, int cols, const std::int8_t* res, std::size_t layer,
+                                 std::size_t ld, double* out) {
+        for (int r = 0; r < rows; ++r) {
+            const int s = int8_shift(f.a, i0 + r, halves.a);
+            double* row = out + r * kBlockN;
+            crt_to_double(basis, res + std::size_t(r) * ld, layer, cols, row);
+            for (int c = 0; c < cols; ++c) {
+                const int t = int8_shift(f.b, j0 + c, halves.b);
+                row[c] = row[c] == 0 ? 0.0 : times_pow2(row[c], -s - t);
+            }
+        }
+        call.write(i0, j0, rows, cols, out);
+    };
     walk_int8(
         call.m, call.n, call.k, ch, ws, mk, opt.threads,
         [&](int o0, int outer, int k0, int kc) {
@@ -196,25 +214,31 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
             pack_int8_residues(false, call.b, f.b, halves.b, basis, o0, outer, k0, kc, ws.b, opt.threads);
             *pack_s += now_s() - t;
         },
-        [&](int l, int ti, int tj, const std::int32_t* sum, bool first, bool last, int) {
-            std::int8_t* dst =
-                ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
+        [&](int l, int ti, int tj, const std::int32_t* sum, bool first, bool last, int participant) {
+            std::int8_t* dst;
+            int ld;
+            if (ch.one_chunk) {  // into the participant's group
+                constexpr int kGroupSide = kInt8GroupSide;
+                dst = ws.group_residues(participant) + std::size_t(l) * kGroupSide * kGroupSide +
+                      std::size_t(ti % kInt8GroupTiles) * kInt8Tile * kGroupSide + (tj % kInt8GroupTiles) * kInt8Tile;
+                ld = kGroupSide;
+            } else {
+                dst = ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
+                ld = ws.ld;
+            }
             // The last chunk leaves y_l = P q_l mod m_l, what the reconstruction sums.
-            loops.fold(basis.m[l], sum, first, last ? basis.q[l] : 1, dst, ws.ld);
+            loops.fold(basis.m[l], sum, first, last ? basis.q[l] : 1, dst, ld);
+        },
+        [&](int i0, int j0, int rows, int cols, bool last, int participant) {
+            if (ch.one_chunk && last)
+                reconstruct(i0, j0, rows, cols, ws.group_residues(participant), std::size_t(kInt8GroupSide) * kInt8GroupSide,
+                            kInt8GroupSide, ws.blocks + std::size_t(participant) * ws.slot);
         },
         [&](int i0, int j0, int rows, int cols) {
+            if (ch.one_chunk) return;
             for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int participant) {
-                double* out = ws.blocks + std::size_t(participant) * kBlockM * kBlockN;
-                for (int r = 0; r < br; ++r) {
-                    const int i = i0 + bi + r, s = int8_shift(f.a, i, halves.a);
-                    double* row = out + r * kBlockN;
-                    crt_to_double(basis, ws.res + std::size_t(bi + r) * ws.ld + bj, ws.layer, bc, row);
-                    for (int c = 0; c < bc; ++c) {
-                        const int t = int8_shift(f.b, j0 + bj + c, halves.b);
-                        row[c] = row[c] == 0 ? 0.0 : times_pow2(row[c], -s - t);
-                    }
-                }
-                call.write(i0 + bi, j0 + bj, br, bc, out);
+                reconstruct(i0 + bi, j0 + bj, br, bc, ws.res + std::size_t(bi) * ws.ld + bj, ws.layer, ws.ld,
+                            ws.blocks + std::size_t(participant) * ws.slot);
             });
         });
     return nullptr;
@@ -230,11 +254,12 @@ Int8Chunking int8_chunking(int m, int n, int k, int layers, bool sums, int threa
     ch.kc = plan.kc;
     ch.layers = layers;
     ch.sums = sums;
+    ch.one_chunk = ch.kc >= k;
     return ch;
 }
 
 std::size_t int8_workspace_bytes(const Int8Chunking& ch, int threads) {
-    return int8_chunk_bytes({ch.mc, ch.nc, ch.kc}, ch.layers, ch.sums, threads);
+    return int8_chunk_bytes({ch.mc, ch.nc, ch.kc}, ch.layers, ch.sums, ch.one_chunk, threads);
 }
 
 // The same carving as int8_chunk_bytes counts.
@@ -250,13 +275,18 @@ Int8Buffers int8_buffers(void* p, const Int8Chunking& ch, int threads) {
     for (int l = 0; l < ch.layers; ++l) ws.b[l] = reinterpret_cast<std::int8_t*>(take(int8_layer_bytes(ch.nc, ch.kc)));
     ws.ld = round_up(ch.nc, kInt8Tile);
     ws.layer = int8_aligned(std::size_t(round_up(ch.mc, kInt8Tile)) * ws.ld);
-    if (ch.sums)
+    if (ch.one_chunk) {
+        // Nothing is kept across chunks (int8_chunk_plan.h).
+    } else if (ch.sums) {
         ws.sums = reinterpret_cast<double*>(take(ws.layer / sizeof(std::int8_t) * sizeof(double)));
-    else
+    } else {
         ws.res = reinterpret_cast<std::int8_t*>(take(std::size_t(ch.layers) * ws.layer));
+    }
     const std::size_t tile_bytes = int8_aligned(kInt8TileValues * sizeof(std::int32_t));
     ws.tiles = reinterpret_cast<std::int32_t*>(take(std::size_t(threads) * 2 * tile_bytes));
-    ws.blocks = reinterpret_cast<double*>(take(std::size_t(threads) * std::size_t(kBlockM) * kBlockN * sizeof(double)));
+    const std::size_t slot_bytes = int8_aligned(int8_out_slot_bytes(ch.layers, ch.one_chunk && !ch.sums));
+    ws.slot = slot_bytes / sizeof(double);
+    ws.blocks = reinterpret_cast<double*>(take(std::size_t(threads) * slot_bytes));
     return ws;
 }
 

@@ -6,14 +6,18 @@
 //     for each KC chunk of K
 //       pack op(A)'s MC x KC and op(B)'s KC x NC chunk, one buffer per layer (int8_pack.h)
 //       for each 128 x 128 group of micro-tiles (handed out one at a time to the threads)
-//         for each micro-tile and layer
+//         for each layer and micro-tile
 //           for each panel of at most 1024 K values: product_s8 -> tile; sum (+)= tile  (INT32)
 //           fold(layer, ti, tj, sum, first chunk, last chunk, participant)   the caller's accumulator
 //                                                                    takes the chunk
+//         group_done(the group's rows and columns, last chunk, participant)
 //     finish(i0, j0, rows, cols)
 //
-// A group's tiles go to one participant, in the order above (its last tile is the group's
-// last fold: the certificate's one-chunk pass relies on it, int8_gemm.cc).
+// A group's tiles go to one participant, in the order above (with one layer, its last tile is
+// the group's last fold: the certificate's one-chunk pass relies on it, int8_gemm.cc). The
+// layers are a group's outer loop, so that each packed panel is read from L2 by the four tiles
+// that use it while it is there. With K in one chunk a group's accumulators are final at
+// group_done: the residue pass reconstructs the group then, from its participant's slot.
 // A chunk's INT32 sums are exact: at most KC 2^14 <= 2^26. The caller folds them into what it
 // keeps across chunks (the residues, or exact FP64 sums), so no INT32 value grows with K.
 // Every product is exact, so neither the chunks, nor the threads, nor the backend change a bit.
@@ -34,6 +38,7 @@ namespace amxblas::kernels {
 
 constexpr int kInt8PanelSteps = 16;  // K steps per micro-kernel call: 1024 K values
 constexpr int kInt8GroupTiles = 4;   // 4 x 4 micro-tiles per task
+static_assert(kInt8GroupTiles * kInt8Tile == kInt8GroupSide, "int8_chunk_plan.h counts a group's residues");
 constexpr int kInt8TileValues = kInt8Tile * kInt8Tile;
 constexpr std::size_t kInt8BlockBytes = std::size_t(kInt8Tile) * kInt8Kstep;  // one packed block, A or B
 static_assert(kInt8Kstep == kAmxInt8Geometry.kstep && kInt8Tile == kAmxInt8Geometry.mr &&
@@ -43,7 +48,8 @@ static_assert(kInt8Kstep == kAmxInt8Geometry.kstep && kInt8Tile == kAmxInt8Geome
 struct Int8Chunking {
     int mc = 0, nc = 0, kc = 0;  // multiples of 32, 32 and 64 (or the whole padded extent)
     int layers = 0;
-    bool sums = false;  // the certificate's pass: FP64 sums, not residues
+    bool sums = false;       // the certificate's pass: FP64 sums, not residues
+    bool one_chunk = false;  // kc covers K: nothing kept across chunks (int8_chunk_plan.h)
 };
 
 // One call's buffers, carved from one workspace lease.
@@ -56,7 +62,13 @@ struct Int8Buffers {
     std::size_t layer = 0;
     int ld = 0;
     std::int32_t* tiles = nullptr;  // two 32 x 32 tiles per participant: the kernel's and the sum
-    double* blocks = nullptr;       // one kBlockM x kBlockN block per participant
+    double* blocks = nullptr;       // per participant an output slot (int8_out_slot_bytes): a
+    std::size_t slot = 0;           // kBlockM x kBlockN block; slot: doubles from one to the next
+    // The residues of participant p's group (one K chunk): layer l, row r, column c at
+    // [l * kInt8GroupSide^2 + r * kInt8GroupSide + c], after the group's rows of output.
+    std::int8_t* group_residues(int p) const {
+        return reinterpret_cast<std::int8_t*>(blocks + std::size_t(p) * slot + std::size_t(kInt8GroupSide) * kInt8OutBlock);
+    }
 };
 
 // The chunking of a call (kernels/common/int8_chunk_plan.h's) and its bytes for `threads`.
@@ -65,9 +77,9 @@ std::size_t int8_workspace_bytes(const Int8Chunking& ch, int threads);
 // Carves buffers for ch out of p (int8_workspace_bytes(ch, threads) bytes).
 Int8Buffers int8_buffers(void* p, const Int8Chunking& ch, int threads);
 
-template <typename PackA, typename PackB, typename Fold, typename Finish>
+template <typename PackA, typename PackB, typename Fold, typename GroupDone, typename Finish>
 void walk_int8(int m, int n, int k, const Int8Chunking& ch, const Int8Buffers& ws, const MicroKernels& mk,
-               int threads, PackA&& pack_a, PackB&& pack_b, Fold&& fold, Finish&& finish) {
+               int threads, PackA&& pack_a, PackB&& pack_b, Fold&& fold, GroupDone&& group_done, Finish&& finish) {
     for (int i0 = 0; i0 < m; i0 += ch.mc)
         for (int j0 = 0; j0 < n; j0 += ch.nc) {
             const int rows = std::min(ch.mc, m - i0), cols = std::min(ch.nc, n - j0);
@@ -100,9 +112,9 @@ void walk_int8(int m, int n, int k, const Int8Chunking& ch, const Int8Buffers& w
                     std::int32_t* tile = ws.tiles + std::size_t(participant) * 2 * kInt8TileValues;
                     std::int32_t* sum = tile + kInt8TileValues;
                     const int ti0 = (q / gn) * kInt8GroupTiles, tj0 = (q % gn) * kInt8GroupTiles;
-                    for (int ti = ti0; ti < std::min(mt, ti0 + kInt8GroupTiles); ++ti)
-                        for (int tj = tj0; tj < std::min(nt, tj0 + kInt8GroupTiles); ++tj)
-                            for (int l = 0; l < ch.layers; ++l) {
+                    for (int l = 0; l < ch.layers; ++l)
+                        for (int ti = ti0; ti < std::min(mt, ti0 + kInt8GroupTiles); ++ti)
+                            for (int tj = tj0; tj < std::min(nt, tj0 + kInt8GroupTiles); ++tj) {
                                 for (int s0 = 0; s0 < ksteps; s0 += kInt8PanelSteps) {
                                     const int ns = std::min(kInt8PanelSteps, ksteps - s0);
                                     // The chunk's first panel lands in `sum` itself.
@@ -114,6 +126,8 @@ void walk_int8(int m, int n, int k, const Int8Chunking& ch, const Int8Buffers& w
                                 }
                                 fold(l, ti, tj, sum, first, last, participant);
                             }
+                    group_done(i0 + ti0 * kInt8Tile, j0 + tj0 * kInt8Tile, std::min(kInt8GroupSide, rows - ti0 * kInt8Tile),
+                               std::min(kInt8GroupSide, cols - tj0 * kInt8Tile), last, participant);
                 };
                 Task task(gm * gn, mk, &group);
                 run_parallel(std::min(threads, gm * gn), task);
