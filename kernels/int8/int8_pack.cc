@@ -36,7 +36,8 @@ void gather_scaled(bool is_a, const OperandView<double>& x, int o0, int outer, i
     }
     const int ob = p * tile, lb = s * g.kstep;
     const int orows = std::min(tile, outer - ob), kcols = std::min(g.kstep, kc - lb);
-    for (int i = 0; i < kBlockValues; ++i) v[i] = 0.0;
+    if (orows < tile || kcols < g.kstep)  // a whole block writes every value below
+        for (int i = 0; i < kBlockValues; ++i) v[i] = 0.0;
     // The storage order of op(X)'s rows (A) or columns (B) decides which loop is inner.
     const bool outer_contiguous = x.kind == Interleave::real && (is_a ? x.trans == 'N' : x.trans != 'N');
     const auto load = [&](int oo, int kk) {
