@@ -13,6 +13,9 @@ namespace {
 constexpr TileGeometry g = kAmxInt8Geometry;
 constexpr int kBlockValues = detail::kInt8BlockValues;  // one packed block of A or of B
 static_assert(g.mr * g.kstep == kBlockValues && g.nr * g.kstep == kBlockValues, "the loops' block");
+static_assert(g.mr == detail::kInt8BlockOuter && g.nr == detail::kInt8BlockOuter && g.kstep == detail::kInt8BlockDepth &&
+                  g.nr_vnni == detail::kInt8QuadColumns,
+              "the loops' gather_full");
 
 // Where row (A) or column (B) o of a panel and K index kk of a K step go in a block.
 inline int position(bool is_a, int o, int kk) {
@@ -54,6 +57,11 @@ void gather_scaled(bool is_a, const OperandView<double>& x, int o0, int outer, i
         const std::size_t ld = std::size_t(x.ld);
         const std::size_t so = outer_contiguous ? 1 : ld, sl = outer_contiguous ? ld : 1;
         const double* base = x.x + std::size_t(o0 + ob) * so + std::size_t(k0 + lb) * sl;
+        const auto gather_full = isa_kernels().int8_residues->gather_full;
+        if (gather_full && orows == tile && kcols == g.kstep && outer_contiguous == is_a) {  // op(X) = X
+            gather_full(is_a, base, ld, scale, v);
+            return;
+        }
         if (outer_contiguous) {
             for (int kk = 0; kk < kcols; ++kk)
                 for (int oo = 0; oo < orows; ++oo) v[position(is_a, oo, kk)] = base[oo + kk * sl] * scale[oo];

@@ -15,6 +15,9 @@
 namespace amxblas::kernels::detail {
 
 constexpr int kInt8BlockValues = 2048;  // one packed INT8 block (kAmxInt8Geometry: 32 x 64)
+// Its shape: 32 rows of A (columns of B) by 64 K values; B's rows hold the K quads of 16
+// columns (microkernel.h).
+constexpr int kInt8BlockOuter = 32, kInt8BlockDepth = 64, kInt8QuadColumns = 16;
 
 // One count of the INT8 certificate's block-row test (int8_certificate.cc add_block): what the
 // row's nc entries need, column by column, and the row's and the count's factors.
@@ -58,6 +61,12 @@ struct Int8ResidueLoops {
                      double* mx, double* low, double* finite);
     void (*scaled_sums)(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth,
                         const double* scale, double* s1, double* s2);
+    // A whole block of an untransposed real operand, scaled, in the packed order (int8_pack.cc's
+    // gather, whose plain loops handle every other case; null in the builds without a faster
+    // one): v[packed position of (o, l)] = x(o, l) * scale[o] for the block's kInt8BlockOuter
+    // rows of op(A) = A (is_a; x(o, l) at base[o + l * ld]) or columns of op(B) = B (x(o, l) at
+    // base[o * ld + l]) and kInt8BlockDepth K values. Each value is one product, as there.
+    void (*gather_full)(bool is_a, const double* base, std::size_t ld, const double* scale, double* v);
 };
 
 const Int8ResidueLoops& int8_residue_loops_portable();

@@ -2,7 +2,8 @@
 // instruction set under test (AMXBLAS_TEST_ISA) against their definition in 64- and 128-bit
 // integer arithmetic: every modulus, integers up to 2^91 of both signs, the rounding of
 // non-integers (ties included), the digits' floor and cap, the fold of a chunk's sums, the
-// reconstruction of a row (ties included) and the certificate's block-row test.
+// reconstruction of a row (ties included), the certificate's block-row test and the gather of
+// whole blocks.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -371,6 +372,38 @@ void test_facts_match_definition(void**) {
     }
 }
 
+// The whole-block gather (where this build has one) against the packed order's definition,
+// bit for bit: A's rows (x(o, l) at base[o + l ld]) and B's columns (at base[o ld + l]), each
+// value times its row's (column's) scale, signs and zeros included.
+void test_gather_full_matches_definition(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    if (!loops.gather_full) return;  // this build packs with int8_pack.cc's loops alone
+    using detail::kInt8BlockDepth;
+    using detail::kInt8BlockOuter;
+    using detail::kInt8QuadColumns;
+    amxblas::test::Rng r(37);
+    for (int trial = 0; trial < 8; ++trial) {
+        const bool is_a = trial % 2 == 0;
+        const std::size_t ld = (is_a ? kInt8BlockOuter : kInt8BlockDepth) + 3 + trial;
+        std::vector<double> x(ld * (is_a ? kInt8BlockDepth : kInt8BlockOuter));
+        for (double& v : x) v = std::ldexp(r.uniform(), int(r.uniform() * 40));
+        x[5] = 0.0, x[6] = -0.0;
+        double scale[kInt8BlockOuter];
+        for (double& s : scale) s = std::ldexp(1.0 + std::fabs(r.uniform()), int(r.uniform() * 30));
+        std::vector<double> v(kInt8BlockValues, 0.0);
+        loops.gather_full(is_a, x.data(), ld, scale, v.data());
+        for (int o = 0; o < kInt8BlockOuter; ++o)
+            for (int l = 0; l < kInt8BlockDepth; ++l) {
+                const double want = (is_a ? x[o + l * ld] : x[o * ld + l]) * scale[o];
+                const int at = is_a ? o * kInt8BlockDepth + l
+                                    : (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) +
+                                          (l / 4) * (4 * kInt8QuadColumns) + (o % kInt8QuadColumns) * 4 + l % 4;
+                if (std::memcmp(&v[at], &want, sizeof want) != 0)
+                    fail_msg("isa %s, %s, (%d, %d): %a, want %a", isa_name(g_isa), is_a ? "A" : "B", o, l, v[at], want);
+            }
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -382,6 +415,7 @@ int main() {
         cmocka_unit_test(test_crt_row_matches_definition),
         cmocka_unit_test(test_row_counts_match_definition),
         cmocka_unit_test(test_facts_match_definition),
+        cmocka_unit_test(test_gather_full_matches_definition),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -17,9 +17,10 @@ set_source_files_properties(${here}/split_avx512.cc ${here}/reconstruct_avx512.c
   COMPILE_OPTIONS "${AMXBLAS_AVX512_FLAGS};-ffp-contract=off;${AMXBLAS_GCC12_INTRIN_QUIET}")
 set_source_files_properties(${here}/pack_gather_avx512.cc ${here}/operand_scan_avx512.cc PROPERTIES
   COMPILE_OPTIONS "${AMXBLAS_AVX512_FLAGS};${AMXBLAS_GCC12_INTRIN_QUIET}")
-# The INT8 residue loops and the certificate's loops: the portable build's flags, 512-bit vectors.
+# The INT8 residue loops (with the gather of whole blocks in intrinsics) and the certificate's
+# loops: the portable build's flags, 512-bit vectors.
 set_source_files_properties(${here}/int8_residues_avx512.cc PROPERTIES COMPILE_OPTIONS
-  "${AMXBLAS_VECTOR_LOOP_FLAGS};${AMXBLAS_AVX512_FLAGS};-mprefer-vector-width=512")
+  "${AMXBLAS_VECTOR_LOOP_FLAGS};${AMXBLAS_AVX512_FLAGS};-mprefer-vector-width=512;${AMXBLAS_GCC12_INTRIN_QUIET}")
 set_source_files_properties(${here}/fp64_certificate_avx512.cc PROPERTIES COMPILE_OPTIONS
   "${AMXBLAS_CERTIFICATE_FLAGS};${AMXBLAS_AVX512_FLAGS};-mprefer-vector-width=512")
 
