@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/isa/avx512/transpose_avx512.h"
 #include "kernels/isa/int8_residue_loops.h"
 
 namespace amxblas::kernels::detail {
@@ -19,24 +20,6 @@ namespace {
 
 static_assert(kInt8BlockOuter == 32 && kInt8BlockDepth == 64 && kInt8QuadColumns == 16, "the loops below");
 
-// r[j] lane i := r[i] lane j, eight doubles.
-inline void transpose8x8(__m512d r[8]) {
-    __m512d t[8];
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);      // 128-bit lane L: r[i][2L], r[i+1][2L]
-        t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);  // the same for 2L + 1
-    }
-    for (int odd = 0; odd < 2; ++odd) {
-        const __m512d x0 = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0x44), x1 = _mm512_shuffle_f64x2(t[odd], t[2 + odd], 0xEE);
-        const __m512d y0 = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0x44);
-        const __m512d y1 = _mm512_shuffle_f64x2(t[4 + odd], t[6 + odd], 0xEE);
-        r[odd] = _mm512_shuffle_f64x2(x0, y0, 0x88);
-        r[2 + odd] = _mm512_shuffle_f64x2(x0, y0, 0xDD);
-        r[4 + odd] = _mm512_shuffle_f64x2(x1, y1, 0x88);
-        r[6 + odd] = _mm512_shuffle_f64x2(x1, y1, 0xDD);
-    }
-}
-
 // A: rows o are contiguous in memory, the packed block holds each row's 64 K values in a run
 // (v[o * 64 + l]): 8 x 8 transposes. B: each column's K values are contiguous, the packed block
 // holds K quads of 16 columns (v[(o / 16) * 1024 + (l / 4) * 64 + (o % 16) * 4 + l % 4]): each
@@ -48,7 +31,7 @@ void int8_gather_full(bool is_a, const double* base, std::size_t ld, const doubl
             for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) {
                 __m512d r[8];
                 for (int i = 0; i < 8; ++i) r[i] = _mm512_mul_pd(_mm512_loadu_pd(base + o0 + (l0 + i) * ld), s);
-                transpose8x8(r);
+                avx512::transpose8x8_64(r);
                 for (int j = 0; j < 8; ++j) _mm512_storeu_pd(v + (o0 + j) * kInt8BlockDepth + l0, r[j]);
             }
         }
