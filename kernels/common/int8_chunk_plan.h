@@ -32,8 +32,8 @@ constexpr int kInt8GroupSide = 128;  // a task's square of micro-tiles (kernels/
 inline std::size_t int8_aligned(std::size_t x) { return (x + 63) / 64 * 64; }
 inline int int8_round_up(int x, int step) { return (x + step - 1) / step * step; }
 
-// Bytes of one participant's output slot: a kInt8OutBlock square of FP64 and, where the
-// residues are kept per task (one K chunk, below), the task's group of them after its first
+// Bytes of one participant's output slot: a kInt8OutBlock square of FP64 and, for the residue
+// pass (group_residues), the residues of a task's group on the last K chunk, after its first
 // kInt8GroupSide rows of output.
 inline std::size_t int8_out_slot_bytes(int layers, bool group_residues) {
     const std::size_t block = std::size_t(kInt8OutBlock) * kInt8OutBlock * 8;
@@ -46,8 +46,8 @@ inline std::size_t int8_out_slot_bytes(int layers, bool group_residues) {
 // Bytes of the workspace of a chunking: packed layers of both chunks, what is kept across K
 // chunks, and per participant two INT32 micro-tiles and an output slot. Kept across chunks:
 // the int8 residues of the super-block (or, for the certificate's pass, sums: FP64 sums);
-// with K in one chunk (one_chunk) nothing, since each task's tiles are final when it ends: its
-// residues stay in its participant's slot, and the certificate's sums in its output block.
+// with K in one chunk (one_chunk) nothing, since each task's tiles are final when it ends (its
+// residues stay in its participant's slot, the certificate's sums in its output block).
 inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool sums, bool one_chunk, int threads) {
     const std::size_t mp = std::size_t(int8_round_up(ch.mc, kInt8Tile));
     const std::size_t np = std::size_t(int8_round_up(ch.nc, kInt8Tile));
@@ -55,7 +55,7 @@ inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool su
     std::size_t bytes = std::size_t(layers) * (int8_aligned(mp * kp) + int8_aligned(np * kp));
     if (!one_chunk) bytes += sums ? int8_aligned(mp * np * 8) : std::size_t(layers) * int8_aligned(mp * np);
     bytes += std::size_t(threads) * (2 * int8_aligned(std::size_t(kInt8Tile) * kInt8Tile * 4) +
-                                     int8_aligned(int8_out_slot_bytes(layers, one_chunk && !sums)));
+                                     int8_aligned(int8_out_slot_bytes(layers, !sums)));
     return bytes;
 }
 

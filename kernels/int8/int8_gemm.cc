@@ -215,32 +215,27 @@ const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOp
             *pack_s += now_s() - t;
         },
         [&](int l, int ti, int tj, const std::int32_t* sum, bool first, bool last, int participant) {
-            std::int8_t* dst;
-            int ld;
-            if (ch.one_chunk) {  // into the participant's group
-                constexpr int kGroupSide = kInt8GroupSide;
-                dst = ws.group_residues(participant) + std::size_t(l) * kGroupSide * kGroupSide +
-                      std::size_t(ti % kInt8GroupTiles) * kInt8Tile * kGroupSide + (tj % kInt8GroupTiles) * kInt8Tile;
-                ld = kGroupSide;
-            } else {
-                dst = ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
-                ld = ws.ld;
+            // The chunks before the last fold into the super-block's residues; the last one reads
+            // them (unless it is the first too) and leaves the task's in its participant's slot,
+            // which group_done reconstructs while they are in cache.
+            std::int8_t* kept =
+                ws.res ? ws.res + l * ws.layer + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile : nullptr;
+            if (!last) {
+                loops.fold(basis.m[l], sum, first, 1, kept, ws.ld, kept, ws.ld);
+                return;
             }
+            constexpr int kGroupSide = kInt8GroupSide;
+            std::int8_t* dst = ws.group_residues(participant) + std::size_t(l) * kGroupSide * kGroupSide +
+                               std::size_t(ti % kInt8GroupTiles) * kInt8Tile * kGroupSide + (tj % kInt8GroupTiles) * kInt8Tile;
             // The last chunk leaves y_l = P q_l mod m_l, what the reconstruction sums.
-            loops.fold(basis.m[l], sum, first, last ? basis.q[l] : 1, dst, ld);
+            loops.fold(basis.m[l], sum, first, basis.q[l], kept, ws.ld, dst, kGroupSide);
         },
         [&](int i0, int j0, int rows, int cols, bool last, int participant) {
-            if (ch.one_chunk && last)
+            if (last)
                 reconstruct(i0, j0, rows, cols, ws.group_residues(participant), std::size_t(kInt8GroupSide) * kInt8GroupSide,
                             kInt8GroupSide, ws.blocks + std::size_t(participant) * ws.slot);
         },
-        [&](int i0, int j0, int rows, int cols) {
-            if (ch.one_chunk) return;
-            for_each_out_block(rows, cols, opt.threads, [&](int bi, int bj, int br, int bc, int participant) {
-                reconstruct(i0 + bi, j0 + bj, br, bc, ws.res + std::size_t(bi) * ws.ld + bj, ws.layer, ws.ld,
-                            ws.blocks + std::size_t(participant) * ws.slot);
-            });
-        });
+        [](int, int, int, int) {});
     return nullptr;
 }
 
@@ -284,7 +279,7 @@ Int8Buffers int8_buffers(void* p, const Int8Chunking& ch, int threads) {
     }
     const std::size_t tile_bytes = int8_aligned(kInt8TileValues * sizeof(std::int32_t));
     ws.tiles = reinterpret_cast<std::int32_t*>(take(std::size_t(threads) * 2 * tile_bytes));
-    const std::size_t slot_bytes = int8_aligned(int8_out_slot_bytes(ch.layers, ch.one_chunk && !ch.sums));
+    const std::size_t slot_bytes = int8_aligned(int8_out_slot_bytes(ch.layers, !ch.sums));
     ws.slot = slot_bytes / sizeof(double);
     ws.blocks = reinterpret_cast<double*>(take(std::size_t(threads) * slot_bytes));
     return ws;

@@ -16,7 +16,7 @@
 // A group's tiles go to one participant, in the order above (with one layer, its last tile is
 // the group's last fold: the certificate's one-chunk pass relies on it, int8_gemm.cc). The
 // layers are a group's outer loop, so that each packed panel is read from L2 by the four tiles
-// that use it while it is there. With K in one chunk a group's accumulators are final at
+// that use it while it is there. On the last K chunk a group's accumulators are final at
 // group_done: the residue pass reconstructs the group then, from its participant's slot.
 // A chunk's INT32 sums are exact: at most KC 2^14 <= 2^26. The caller folds them into what it
 // keeps across chunks (the residues, or exact FP64 sums), so no INT32 value grows with K.
@@ -64,8 +64,9 @@ struct Int8Buffers {
     std::int32_t* tiles = nullptr;  // two 32 x 32 tiles per participant: the kernel's and the sum
     double* blocks = nullptr;       // per participant an output slot (int8_out_slot_bytes): a
     std::size_t slot = 0;           // kBlockM x kBlockN block; slot: doubles from one to the next
-    // The residues of participant p's group (one K chunk): layer l, row r, column c at
-    // [l * kInt8GroupSide^2 + r * kInt8GroupSide + c], after the group's rows of output.
+    // The residues of participant p's group on the last K chunk (the residue pass): layer l,
+    // row r, column c at [l * kInt8GroupSide^2 + r * kInt8GroupSide + c], after the group's
+    // rows of output.
     std::int8_t* group_residues(int p) const {
         return reinterpret_cast<std::int8_t*>(blocks + std::size_t(p) * slot + std::size_t(kInt8GroupSide) * kInt8OutBlock);
     }

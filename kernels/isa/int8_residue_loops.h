@@ -39,11 +39,13 @@ struct Int8ResidueLoops {
     void (*residues)(const double* v, const CrtBasis& basis, std::int8_t* const* out, std::size_t at);
     // out[at + i] = min(127, floor(|v[i]|)), for |v[i]| <= 128.
     void (*digits)(const double* v, std::int8_t* out, std::size_t at);
-    // dst (32 x 32, row stride ld) := (dst + sum) times mod m, or sum times mod m when first,
-    // in [-(m-1)/2, (m-1)/2] ([-128, 127] for 256): a K chunk's INT32 sums (|sum| < 2^27)
-    // folded into the residues the INT8 driver keeps (kernels/int8/int8_walk.h); times (below
-    // 256) is 1, or on the last chunk the reconstruction's factor q_l (crt_reconstruct.h).
-    void (*fold)(int m, const std::int32_t* sum, bool first, int times, std::int8_t* dst, int ld);
+    // dst (32 x 32, row stride dst_ld) := (src + sum) times mod m, or sum times mod m when
+    // first (src unread), in [-(m-1)/2, (m-1)/2] ([-128, 127] for 256): a K chunk's INT32 sums
+    // (|sum| < 2^27) folded into the residues the INT8 driver keeps (kernels/int8/int8_walk.h);
+    // times (below 256) is 1, or on the last chunk the reconstruction's factor q_l
+    // (crt_reconstruct.h). src (row stride src_ld) may be dst.
+    void (*fold)(int m, const std::int32_t* sum, bool first, int times, const std::int8_t* src, int src_ld,
+                 std::int8_t* dst, int dst_ld);
     // crt_to_double (kernels/int8/crt_reconstruct.h) for entries e < count (<= kCrtRow): out[e]
     // = fl(P_e), rounded once, from y_l at y[l * stride + e] (|y_l| <= 128). The sums
     // sum_l y_l w_lj are integers below 2^53 and every later step is exact but the last

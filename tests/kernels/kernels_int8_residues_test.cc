@@ -100,24 +100,27 @@ void test_digits_floor_and_cap(void**) {
 
 // The fold of a K chunk's sums into the kept residues, first chunk or not, every modulus,
 // sums up to the 2^27 a chunk can reach, a row stride wider than the tile; times 1, and the
-// last chunk's factor q_l (the largest, 255, too).
+// last chunk's factor q_l (the largest, 255, too); in place, and from another buffer.
 void test_fold_matches_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
     const CrtBasis& basis = crt_basis(kInt8MaxModuli);
     amxblas::test::Rng r(23);
-    constexpr int kLd = 40;
+    constexpr int kLd = 40, kSrcLd = 48;
     std::vector<std::int32_t> sum(32 * 32);
-    std::vector<std::int8_t> dst(32 * kLd), before(32 * kLd);
+    std::vector<std::int8_t> dst(32 * kLd), before(32 * kLd), other(32 * kSrcLd);
     for (int l = 0; l < basis.count; ++l)
-        for (int variant = 0; variant < 6; ++variant) {
-            const int first = variant & 1, times = variant < 2 ? 1 : variant < 4 ? basis.q[l] : 255;
+        for (int variant = 0; variant < 12; ++variant) {
+            const int first = variant & 1, times = variant % 6 < 2 ? 1 : variant % 6 < 4 ? basis.q[l] : 255;
+            const bool in_place = variant < 6;  // else read from another buffer (other row stride)
             const int m = basis.m[l];
             for (int i = 0; i < 32 * 32; ++i) sum[i] = std::int32_t(r.uniform() * 0x1p27);
             sum[0] = (1 << 27) - 1;
             sum[1] = -(1 << 27);
             for (auto& d : dst) d = std::int8_t(symmetric_residue(__int128(r.uniform() * 1000), m));
+            for (auto& d : other) d = std::int8_t(symmetric_residue(__int128(r.uniform() * 1000), m));
             before = dst;
-            loops.fold(m, sum.data(), first != 0, times, dst.data(), kLd);
+            const std::int8_t* src = in_place ? dst.data() : other.data();
+            loops.fold(m, sum.data(), first != 0, times, src, in_place ? kLd : kSrcLd, dst.data(), kLd);
             for (int i = 0; i < 32; ++i)
                 for (int j = 0; j < kLd; ++j) {
                     const std::int8_t got = dst[i * kLd + j];
@@ -125,7 +128,8 @@ void test_fold_matches_definition(void**) {
                         assert_int_equal(got, before[i * kLd + j]);  // outside the tile: untouched
                         continue;
                     }
-                    const __int128 x = (__int128(sum[i * 32 + j]) + (first ? 0 : before[i * kLd + j])) * times;
+                    const int in = in_place ? before[i * kLd + j] : other[i * kSrcLd + j];
+                    const __int128 x = (__int128(sum[i * 32 + j]) + (first ? 0 : in)) * times;
                     assert_int_equal(got, symmetric_residue(x, m));
                 }
         }
