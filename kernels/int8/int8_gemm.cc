@@ -81,41 +81,28 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
         return why;
     const Int8Buffers ws = int8_buffers(lease.data(), ch, opt.threads);
     // With K in one chunk each tile's sums are final when the tile is done: each group of tiles
-    // (int8_walk.h) is then converted into its participant's block and visited at once, and the
-    // C-sized FP64 sums are neither written nor read again. walk_int8 hands a whole group to one
-    // participant, tile rows in order, so the group's last tile completes its block. Every entry
-    // is visited once either way, and the certificate's tallies do not depend on the order or
-    // the grouping.
+    // (int8_walk.h) is converted into its participant's block and visited when the group is
+    // done, and the C-sized FP64 sums are neither written nor read again. Every entry is visited
+    // once either way, and the certificate's tallies do not depend on the order or the grouping.
     const bool one_chunk = ch.one_chunk;
-    constexpr int kGroupSide = kInt8GroupTiles * kInt8Tile;
+    constexpr int kGroupSide = kInt8GroupSide;
     static_assert(kGroupSide <= kBlockM && kGroupSide <= kBlockN, "a group fits a participant's block");
     const auto lower_pass = [&](auto&& visit) {
-        int i0 = 0, j0 = 0, rows = 0, cols = 0;  // the super-block being walked
         walk_int8(
             call.m, call.n, call.k, ch, ws, mk, opt.threads,
             [&](int o0, int outer, int k0, int kc) {
-                i0 = o0, rows = outer;
                 pack_int8_magnitudes(true, call.a, f.a, o0, outer, k0, kc, ws.a[0], opt.threads);
             },
             [&](int o0, int outer, int k0, int kc) {
-                j0 = o0, cols = outer;
                 pack_int8_magnitudes(false, call.b, f.b, o0, outer, k0, kc, ws.b[0], opt.threads);
             },
             [&](int, int ti, int tj, const std::int32_t* sum, bool first, bool, int participant) {
                 // A chunk's sums (below 2^26) add exactly into FP64 (below 2^53 for any K < 2^31).
                 if (one_chunk) {
-                    double* group = ws.blocks + std::size_t(participant) * ws.slot;
-                    const int gi = ti % kInt8GroupTiles, gj = tj % kInt8GroupTiles;
-                    double* dst = group + std::size_t(gi) * kInt8Tile * kGroupSide + gj * kInt8Tile;
+                    double* dst = ws.blocks + std::size_t(participant) * ws.slot +
+                                  std::size_t(ti % kInt8GroupTiles) * kInt8Tile * kGroupSide + (tj % kInt8GroupTiles) * kInt8Tile;
                     for (int r = 0; r < kInt8Tile; ++r)
                         for (int c = 0; c < kInt8Tile; ++c) dst[r * kGroupSide + c] = sum[r * kInt8Tile + c];
-                    const int ti0 = ti - gi, tj0 = tj - gj;
-                    const int mt = (rows + kInt8Tile - 1) / kInt8Tile, nt = (cols + kInt8Tile - 1) / kInt8Tile;
-                    const bool group_done = ti == std::min(mt, ti0 + kInt8GroupTiles) - 1 &&
-                                            tj == std::min(nt, tj0 + kInt8GroupTiles) - 1;
-                    if (group_done)
-                        visit(i0 + ti0 * kInt8Tile, j0 + tj0 * kInt8Tile, std::min(kGroupSide, rows - ti0 * kInt8Tile),
-                              std::min(kGroupSide, cols - tj0 * kInt8Tile), group, std::size_t(kGroupSide));
                     return;
                 }
                 double* dst = ws.sums + std::size_t(ti) * kInt8Tile * ws.ld + std::size_t(tj) * kInt8Tile;
@@ -125,7 +112,10 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
                         dst[std::size_t(r) * ws.ld + c] = first ? v : dst[std::size_t(r) * ws.ld + c] + v;
                     }
             },
-            [](int, int, int, int, bool, int) {},
+            [&](int gi0, int gj0, int grows, int gcols, bool, int participant) {
+                if (one_chunk)
+                    visit(gi0, gj0, grows, gcols, ws.blocks + std::size_t(participant) * ws.slot, std::size_t(kGroupSide));
+            },
             [&](int si0, int sj0, int srows, int scols) {
                 if (one_chunk) return;
                 for_each_out_block(srows, scols, opt.threads, [&](int bi, int bj, int br, int bc, int) {

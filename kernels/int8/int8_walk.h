@@ -13,11 +13,11 @@
 //         group_done(the group's rows and columns, last chunk, participant)
 //     finish(i0, j0, rows, cols)
 //
-// A group's tiles go to one participant, in the order above (with one layer, its last tile is
-// the group's last fold: the certificate's one-chunk pass relies on it, int8_gemm.cc). The
-// layers are a group's outer loop, so that each packed panel is read from L2 by the four tiles
+// A group's tiles go to one participant, in the order above. The layers are a group's outer
+// loop, so that each packed panel is read from L2 by the four tiles
 // that use it while it is there. On the last K chunk a group's accumulators are final at
-// group_done: the residue pass reconstructs the group then, from its participant's slot.
+// group_done: the residue pass reconstructs the group then, from its participant's slot, and
+// the certificate's pass with K in one chunk tests it.
 // A chunk's INT32 sums are exact: at most KC 2^14 <= 2^26. The caller folds them into what it
 // keeps across chunks (the residues, or exact FP64 sums), so no INT32 value grows with K.
 // Every product is exact, so neither the chunks, nor the threads, nor the backend change a bit.
