@@ -381,7 +381,10 @@ void test_facts_match_definition(void**) {
 // value times its row's (column's) scale, signs and zeros included.
 void test_gather_full_matches_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
-    if (!loops.gather_full) return;  // this build packs with int8_pack.cc's loops alone
+    if (!loops.gather_full) {  // this build packs with int8_pack.cc's loops alone: nothing to test
+        if (g_isa == Isa::avx512) fail_msg("the avx512 build has no gather_full");
+        skip();
+    }
     using detail::kInt8BlockDepth;
     using detail::kInt8BlockOuter;
     using detail::kInt8QuadColumns;
