@@ -94,6 +94,11 @@ struct RunOptions {
     // BF16 auto: the slices its first split goes to (3 ... kFp64Slices). The automatic engine
     // asks for all eight where BF16 runs after INT8 refused a call: data that hard need them.
     int fp64_auto_depth = kFp64AutoFirstDepth;
+    // INT8 auto: the counts its certificate tests first (0, 0: all), from the call's sample
+    // (Int8Decision::first_clean and count + 1): the call's certificate tests those, and all
+    // only where they do not settle every entry (int8_gemm.cc certify). The same decision
+    // either way, at a fraction of the row tests.
+    int int8_counts_from = 0, int8_counts_to = 0;
 };
 
 // op(X) = X for TRANS 'N' or 'n'; every other valid TRANS ('T', 'C', either case) is a

@@ -172,9 +172,13 @@ const char* prepare(const GemmArgs<std::complex<double>>& g, const RunOptions& o
 // 2 r c parts at depth 2K, each against gamma_{K+1}. Where BF16's certificate on the sample
 // needed all eight slices, *bf16_depth becomes kFp64Slices: the call's own certificate is
 // likely to need them too and splits them at once (RunOptions::fp64_auto_depth; the same
-// decision either way, docs/fp64-certificate.md, Section 6).
+// decision either way, docs/fp64-certificate.md, Section 6). Where INT8's certificate passed
+// every sampled entry, the counts the call's certificate tests first go to *run
+// (RunOptions::int8_counts_from, int8_counts_to): a sampled entry is the call's entry, with
+// the same facts and the same test, so the call fails somewhere below the sample's first
+// clean count as the sample does.
 template <typename T>
-bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt, int* bf16_depth) {
+bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt, RunOptions* run) {
     constexpr int parts = std::is_same_v<T, double> ? 1 : 2;
     if (parts == 1 && g.k == 1) return false;  // k1_uncertified decides those at O(M + N)
     GemmSample<T> sample;
@@ -199,7 +203,14 @@ bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt, int* bf16_d
                                     [&zeros](int i, int j) { return zeros.terms_zero(i, j / parts); }};
     if (int8) {
         Int8Decision d;
-        if (decide_int8(s, one, structural, &d) || !most_fail(d.failing)) return false;
+        if (decide_int8(s, one, structural, &d)) return false;
+        if (!most_fail(d.failing)) {
+            if (d.failing == 0) {
+                run->int8_counts_from = d.first_clean;
+                run->int8_counts_to = std::min(d.count + 1, kInt8MaxModuli);
+            }
+            return false;
+        }
         if (!bf16) return true;
     }
     PreparedDgemm prepared;
@@ -208,7 +219,7 @@ bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt, int* bf16_d
     Fp64Certificate cert;
     const int gamma_terms = parts == 1 ? 0 : g.k + 1;
     const char* why = bf16_decide(&prepared, parts * g.k, gamma_terms, one, structural, &block_cert, &cert);
-    if (!int8 && prepared.a.slices == kFp64Slices) *bf16_depth = kFp64Slices;
+    if (!int8 && prepared.a.slices == kFp64Slices) run->fp64_auto_depth = kFp64Slices;
     return why != nullptr || most_fail(cert.failing);
 }
 
@@ -277,7 +288,7 @@ const char* sampled_first(const GemmArgs<T>& args, const RunOptions& opt, Run&& 
     if (opt.times) *opt.times = PhaseTimes{};
     const double t0 = now_s();
     RunOptions sampled = opt;
-    const bool refused = sample_uncertified(args, opt, &sampled.fp64_auto_depth);
+    const bool refused = sample_uncertified(args, opt, &sampled);
     const double sample_s = now_s() - t0;
     const char* why = refused ? reason::accuracy_uncertified : run(sampled);
     if (opt.times) opt.times->certificate_s += sample_s;

@@ -24,7 +24,7 @@ void for_each_entry(int i0, int j0, int rows, int cols, const double* lower, std
 }  // namespace
 
 bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFacts& b, int gamma_terms, double tol,
-                                 int min_count, StructuralTest structural) {
+                                 int min_count, StructuralTest structural, int max_count) {
     a_ = &a;
     b_ = &b;
     structural_ = std::move(structural);
@@ -35,7 +35,7 @@ bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFac
     exact_passes_ = tol * gamma >= kU;
     tight_factor_ = kU * 0x1p-14 * (1 - 0x1p-30);
     min_count_ = 0;
-    for (int c = std::max(min_count, kInt8MinModuli); c <= kInt8MaxModuli; ++c) {
+    for (int c = std::max(min_count, kInt8MinModuli); c <= std::min(max_count, kInt8MaxModuli); ++c) {
         Int8Halves h;
         if (!int8_halves(crt_basis(c), k_, &h)) continue;
         if (!min_count_) min_count_ = c;
@@ -160,7 +160,6 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
     BlockTally t;
     std::fill(t.margin, t.margin + kInt8MaxModuli + 1, std::numeric_limits<double>::infinity());
     constexpr int kCols = 256;
-    alignas(64) double rhs[kCols], tight_rhs[kCols], counted[kCols];
     alignas(64) double thr[kCols];  // the columns' thr, as doubles: one lane width in the loop
     const double kd = double(k_);
     const detail::Int8ResidueLoops& row_loops = *isa_kernels().int8_residues;
@@ -181,16 +180,10 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 for (int jj = 0; jj < nc; ++jj) count_entry(i, jb + jj, lhat[jj], &t);
                 continue;
             }
-            int zeros = 0;
             const double knu = kd * ra.pow_nu;
             const double* n1b = col_n1_.data() + jb;
             const double* nub = col_pow_nu_.data() + jb;
-            for (int jj = 0; jj < nc; ++jj) {
-                rhs[jj] = rhs_factor_ * lhat[jj];
-                tight_rhs[jj] = tight_factor_ * lhat[jj];
-                counted[jj] = lhat[jj] != 0 ? 1.0 : 0.0;  // lhat = 0: count_entry's
-                zeros += lhat[jj] == 0;
-            }
+            long counted = -1;  // the row's entries with lhat != 0 (row_counts counts them)
             // From the most moduli down: lhs only grows as the count drops (flags turn on,
             // halves shrink), so once every entry fails, every entry fails below too (when an
             // lhs of 0 passes, which is what makes failing monotone).
@@ -201,37 +194,39 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 const bool fa = half_a_[c] < ra.thr;
                 const double hb = half_b_[c], pa = fa ? pow_a_[c] : 0.0, pb = pow_b_[c];
                 if (!fa && hb >= max_thr) {  // every flag off: lhs = 0 throughout, no margin
-                    if (!exact_passes_) t.failing[c] += nc - zeros;
+                    if (exact_passes_) continue;
+                    if (counted < 0) counted = long(std::count_if(lhat, lhat + nc, [](double v) { return v != 0; }));
+                    t.failing[c] += counted;
                     continue;
                 }
                 const double pab = fa ? pow_ab_[c] : 0.0;
                 const double pax = pa * ra.pow_nu, pby = pb * ra.n1, pabz = pab * knu;
-                const auto lhs_at = [&](int jj) {
-                    const double fb = hb < thr[jj] ? 1.0 : 0.0;
-                    return ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) * ((1 + kU) * kEvalUp);
-                };
                 // The vectorized test of the row at this count (this instruction set's build,
-                // int8_certificate_row.inc), with lhs_at's expression; lower_margin may flag
-                // more than the entries that lower a margin (the recheck below decides).
-                const detail::Int8RowTest row{n1b, nub, thr, rhs, tight_rhs, counted, hb, pax, pby, pabz,
+                // int8_certificate_row.inc); lower_margin may flag more than the entries that
+                // lower a margin (the recheck below decides).
+                const detail::Int8RowTest row{n1b, nub, thr, lhat, rhs_factor_, tight_factor_, hb, pax, pby, pabz,
                                               t.margin[c] * (1 + 0x1p-40), exact_passes_};
-                double failing = 0, loose = 0, lower_margin = 0;
-                row_loops.row_counts(nc, row, &failing, &loose, &lower_margin);
-                t.failing[c] += std::int64_t(failing);
-                t.loose[c] += std::int64_t(loose);
-                if (exact_passes_ && std::int64_t(failing) == nc - zeros) {
-                    for (int below = min_count_; below < c; ++below) t.failing[below] += nc - zeros;
+                detail::Int8RowCounts r;
+                row_loops.row_counts(nc, row, &r);
+                counted = long(r.counted);
+                t.failing[c] += std::int64_t(r.failing);
+                t.loose[c] += std::int64_t(r.loose);
+                if (exact_passes_ && r.failing == r.counted) {
+                    for (int below = min_count_; below < c; ++below) t.failing[below] += counted;
                     break;
                 }
-                if (lower_margin != 0)  // rare once the minimum has settled: passes()'s division
+                if (r.lower_margin != 0)  // rare once the minimum has settled: passes()'s division
                     for (int jj = 0; jj < nc; ++jj) {
                         if (lhat[jj] == 0) continue;
-                        const double lhs = lhs_at(jj);
-                        if (lhs != 0 && lhs <= rhs[jj] && rhs[jj] < t.margin[c] * lhs * (1 + 0x1p-40))
-                            t.margin[c] = std::min(t.margin[c], rhs[jj] / lhs);
+                        const double fb = hb < thr[jj] ? 1.0 : 0.0, rhs = rhs_factor_ * lhat[jj];
+                        const double lhs = ((pax * n1b[jj] + fb * (pby * nub[jj])) + fb * (pabz * nub[jj])) *
+                                           ((1 + kU) * kEvalUp);
+                        if (lhs != 0 && lhs <= rhs && rhs < t.margin[c] * lhs * (1 + 0x1p-40))
+                            t.margin[c] = std::min(t.margin[c], rhs / lhs);
                     }
             }
-            if (zeros)
+            if (counted < 0) counted = long(std::count_if(lhat, lhat + nc, [](double v) { return v != 0; }));
+            if (counted < nc)
                 for (int jj = 0; jj < nc; ++jj)
                     if (lhat[jj] == 0) count_entry(i, jb + jj, 0.0, &t);
         }
@@ -284,7 +279,18 @@ void Int8BlockCertificate::decide(Int8Decision* out) {
         }
     out->count = count_;
     out->failing = long(failing_[count_]);
+    out->first_clean = 0;
+    for (int c = min_count_; c <= max_count_ && exact_passes_; ++c)
+        if (failing_[c] == 0) {
+            out->first_clean = c;
+            break;
+        }
     out->margin = margin_[count_];
+}
+
+bool Int8BlockCertificate::settled() {
+    resolve_pending();
+    return exact_passes_ && failing_[max_count_] == 0 && loose_[max_count_] == 0;
 }
 
 long Int8BlockCertificate::failing_everywhere() {

@@ -38,6 +38,9 @@ struct Int8Decision {
     int count = 0;       // moduli picked; 0 when none certifies enough entries
     long failing = 0;    // entries not certified at `count` (to repair)
     double margin = 0;   // min over certified entries of rhs / lhs at `count`
+    // The fewest moduli of those considered at which no entry fails, where tol gamma_n >= u
+    // (then every count below it fails some entry); 0: none, or tol gamma_n < u.
+    int first_clean = 0;
 };
 
 class Int8BlockCertificate {
@@ -45,8 +48,9 @@ public:
     // gamma_terms: the n of gamma_n (DGEMM: K; ZGEMM's real GEMM: K + 1). Counts from
     // min_count to kInt8MaxModuli are considered (those whose halves fit sqrt(K), int8_halves).
     // False when none does.
+    // A max_count below kInt8MaxModuli considers fewer counts (see settled()).
     bool begin(const Int8OperandFacts& a, const Int8OperandFacts& b, int gamma_terms, double tol, int min_count,
-               StructuralTest structural);
+               StructuralTest structural, int max_count = kInt8MaxModuli);
     // lhat(i0 + i, j0 + j) = lower[i * ld + j]. Any thread, blocks disjoint.
     void add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld);
     // The same counts, margins and pending entries, entry by entry through passes(): what
@@ -60,6 +64,12 @@ public:
         *margin = margin_[c];
     }
     void decide(Int8Decision* out);
+    // After the blocks: whether every entry passes, tightly, at the largest count considered,
+    // with tol gamma_n >= u. Then decide() picks what it would with the counts above considered
+    // too (failing and loose only shrink as the count grows, and both are 0 there), and
+    // failing_everywhere() is 0 either way; and with the counts below min_count too, where
+    // each of them is known to fail some entry.
+    bool settled();
     // After begin: whether entry (i, j) fails at every count even with L_ij replaced by
     // `upper`, an upper bound of (|op(A)||op(B)|)_ij in units of 2^(e_i + f_j). The test is
     // monotone in L, so such an entry fails whatever its lhat (kernels/driver/sample_screen.h).

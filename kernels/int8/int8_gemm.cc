@@ -69,12 +69,25 @@ const char* operand_facts(const Int8Gemm& call, const RunOptions& opt, Facts* f)
 // repair.
 const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt, const MicroKernels& mk,
                     Int8Decision* decision, std::vector<std::size_t>* fail_at) {
-    Int8BlockCertificate cert;
-    if (!cert.begin(f.a, f.b, call.gamma_terms ? call.gamma_terms : call.k, opt.fp64_tol, kInt8MinModuli,
-                    call.structural)) {
+    // The counts the sample points at first (RunOptions::int8_counts_from, int8_counts_to),
+    // every count where those do not settle every entry: the same decision either way
+    // (Int8BlockCertificate::settled), at the cost of a second pass where the sample was
+    // easier than the call.
+    const int gamma_terms = call.gamma_terms ? call.gamma_terms : call.k;
+    Int8BlockCertificate first, every;
+    Int8BlockCertificate* cert = &first;
+    const auto begin_every = [&] {
+        cert = &every;
+        return every.begin(f.a, f.b, gamma_terms, opt.fp64_tol, kInt8MinModuli, call.structural);
+    };
+    const auto no_count = [&] {
         decision->failing = long(call.m) * call.n;  // no count applies: every entry fails
         return reason::accuracy_uncertified;
-    }
+    };
+    if (!(opt.int8_counts_to > 0 && first.begin(f.a, f.b, gamma_terms, opt.fp64_tol, opt.int8_counts_from,
+                                               call.structural, opt.int8_counts_to)) &&
+        !begin_every())
+        return no_count();
     const Int8Chunking ch = chunking_for(call, 1, true, opt);
     WorkspaceLease lease;
     if (const char* why = lease_workspace(int8_workspace_bytes(ch, opt.threads), opt.workspace_cap_bytes, &lease))
@@ -123,9 +136,16 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
                 });
             });
     };
-    lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
-        cert.add_block(i0, j0, rows, cols, low, ld);
-    });
+    const auto add_blocks = [&] {
+        lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
+            cert->add_block(i0, j0, rows, cols, low, ld);
+        });
+    };
+    add_blocks();
+    if (cert == &first && !first.settled()) {
+        if (!begin_every()) return no_count();  // not reached: first's counts are among every's
+        add_blocks();
+    }
     const long limit = fp64_repair_limit(call.m, call.n);
     // A call that is to run (fail_at set) looks again at the entries failing at every count
     // against a lower bound of |A||B| summed in FP64 (int8_refine.h), before the count is
@@ -134,7 +154,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
     // multiply-adds each within 1/64 of the call's M N K (2^20 for a small call), so that a call
     // with many entries that truly fail is forwarded or repaired as fast as before. (A decision
     // alone reports the first test's counts.)
-    const long everywhere = fail_at ? cert.failing_everywhere() : 0;
+    const long everywhere = fail_at ? cert->failing_everywhere() : 0;
     const double look_work = double(everywhere) * call.k;
     const double look_budget = std::max(double(call.m) * call.n * call.k / 64, 0x1p20);
     if (everywhere > 0 && everywhere <= 2 * limit && look_work <= look_budget) {
@@ -142,20 +162,20 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
         std::mutex hold;
         lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
             std::vector<std::size_t> mine;
-            cert.failing_everywhere_in(i0, j0, rows, cols, low, ld, &mine);
+            cert->failing_everywhere_in(i0, j0, rows, cols, low, ld, &mine);
             std::lock_guard<std::mutex> lock(hold);
             at.insert(at.end(), mine.begin(), mine.end());
         });
         std::sort(at.begin(), at.end());
-        cert.retest(at, magnitude_lower_bounds(call.a, call.b, f.a, f.b, at, opt.threads));
+        cert->retest(at, magnitude_lower_bounds(call.a, call.b, f.a, f.b, at, opt.threads));
     }
-    cert.decide(decision);
+    cert->decide(decision);
     if (decision->failing > limit) return reason::accuracy_uncertified;
     if (decision->failing > 0 && fail_at) {
         std::mutex hold;
         lower_pass([&](int i0, int j0, int rows, int cols, const double* low, std::size_t ld) {
             std::vector<std::size_t> mine;
-            cert.failing_in(i0, j0, rows, cols, low, ld, &mine);
+            cert->failing_in(i0, j0, rows, cols, low, ld, &mine);
             std::lock_guard<std::mutex> lock(hold);
             fail_at->insert(fail_at->end(), mine.begin(), mine.end());
         });

@@ -25,12 +25,20 @@ struct Int8RowTest {
     const double* n1b;          // the columns' n1
     const double* nub;          // the columns' 2^nu
     const double* thr;          // the columns' flag thresholds (flag on: hb < thr)
-    const double* rhs;          // per entry, the right-hand side of the test
-    const double* tight_rhs;    // per entry, the tight test's right-hand side
-    const double* counted;      // per entry, 1 (lhat != 0) or 0 (left to count_entry)
+    const double* lhat;         // per entry, L's lhat; 0: not counted (left to count_entry)
+    double rhs_factor;          // the test's right-hand side is rhs_factor lhat
+    double tight_factor;        // the tight test's, tight_factor lhat
     double hb, pax, pby, pabz;  // the count's half of op(B); the row's factors at the count
     double mc;                  // the count's running least margin, times its slack
     bool zero_passes;           // an lhs of 0 passes (tol gamma >= u)
+};
+
+// What row_counts finds of the counted entries (each sum exact: at most nc).
+struct Int8RowCounts {
+    double counted = 0;       // entries with lhat != 0
+    double failing = 0;       // counted and failing
+    double loose = 0;         // passing, not tight
+    double lower_margin = 0;  // passing with rhs < mc lhs
 };
 
 struct Int8ResidueLoops {
@@ -52,8 +60,8 @@ struct Int8ResidueLoops {
     // rounding, so every build gives the same bits.
     void (*crt_row)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, double* out);
     // The certificate's test of one count over a row of nc entries (kernels/int8/int8_certificate_row.inc):
-    // how many counted entries fail, pass without being tight, and pass with rhs < mc lhs.
-    void (*row_counts)(int nc, const Int8RowTest& t, double* failing, double* loose, double* lower_margin);
+    // how many entries are counted, fail, pass without being tight and pass with rhs < mc lhs.
+    void (*row_counts)(int nc, const Int8RowTest& t, Int8RowCounts* out);
     // The facts of rows (columns) o0 .. o0 + count - 1 of a real operand x (leading dimension
     // ld; outer_contiguous: entry (o, l) at x[o + l ld], else at x[o ld + l]), over K = depth:
     // extremes sets, index o - o0, the largest |x|, the least lowest set bit as a power of two

@@ -253,14 +253,15 @@ void test_crt_row_matches_definition(void**) {
 // The certificate's block-row test of one count (row_counts) against its definition entry by
 // entry, the expression of Int8BlockCertificate::passes() in scalar code: rows of every length
 // up to 300 (vector tails), flags on and off, right-hand sides about lhs (passes, fails, ties),
-// lhs = 0 both ways, uncounted entries, and a margin that some entries lower.
+// lhs = 0 both ways, uncounted entries (lhat 0), tight sides at and far below the test's, and a
+// margin that some entries lower.
 void test_row_counts_match_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
     amxblas::test::Rng r(41);
     constexpr double kUp = (1 + 0x1p-53) * (1 + 0x1p-30);
     for (int trial = 0; trial < 400; ++trial) {
         const int nc = trial < 300 ? trial + 1 : 1 + r.below(300);
-        std::vector<double> n1b(nc), nub(nc), thr(nc), rhs(nc), tight(nc), counted(nc);
+        std::vector<double> n1b(nc), nub(nc), thr(nc), lhat(nc);
         detail::Int8RowTest t{};
         t.hb = double(r.below(40));
         t.pax = trial % 7 == 0 ? 0.0 : std::ldexp(1.0, -r.below(60));
@@ -268,11 +269,13 @@ void test_row_counts_match_definition(void**) {
         t.pabz = trial % 5 == 0 ? 0.0 : std::ldexp(r.uniform01() + 0.5, -r.below(90));
         t.mc = std::ldexp(r.uniform01() + 0.5, r.below(8));
         t.zero_passes = trial % 2 == 0;
+        // Powers of two, so that rhs = lhs exactly where lhat is picked for it.
+        t.rhs_factor = 0x1p-14;
+        t.tight_factor = trial % 4 == 0 ? t.rhs_factor : 0x1p-34;
         for (int j = 0; j < nc; ++j) {
             n1b[j] = r.below(4) == 0 ? 0.0 : std::ldexp(r.uniform01() + 0.5, r.below(20));
             nub[j] = std::ldexp(1.0, r.below(12));
             thr[j] = double(r.below(50));
-            counted[j] = r.below(10) == 0 ? 0.0 : 1.0;
         }
         t.n1b = n1b.data();
         t.nub = nub.data();
@@ -281,27 +284,29 @@ void test_row_counts_match_definition(void**) {
         for (int j = 0; j < nc; ++j) {
             const double fb = t.hb < thr[j] ? 1.0 : 0.0;
             lhs[j] = ((t.pax * n1b[j] + fb * (t.pby * nub[j])) + fb * (t.pabz * nub[j])) * kUp;
-            // About lhs: above, below, equal, or unrelated; the tight side far below.
-            const int pick = r.below(4);
-            rhs[j] = pick == 0 ? lhs[j] : pick == 1 ? lhs[j] * 1.5 : pick == 2 ? lhs[j] * 0.75 : r.uniform01();
-            tight[j] = r.below(3) == 0 ? lhs[j] : rhs[j] * 0x1p-20;
+            // rhs about lhs: equal, above, below, or unrelated; or not counted.
+            const int pick = r.below(5);
+            const double rhs = pick == 0 ? lhs[j] : pick == 1 ? lhs[j] * 1.5 : pick == 2 ? lhs[j] * 0.75 : r.uniform01();
+            lhat[j] = r.below(10) == 0 ? 0.0 : rhs / t.rhs_factor;
         }
-        t.rhs = rhs.data();
-        t.tight_rhs = tight.data();
-        t.counted = counted.data();
-        double want_failing = 0, want_loose = 0, want_lower = 0;
+        t.lhat = lhat.data();
+        detail::Int8RowCounts want;
         for (int j = 0; j < nc; ++j) {
-            const bool ok = lhs[j] == 0 ? t.zero_passes : lhs[j] <= rhs[j];
-            const double counted_ok = ok ? counted[j] : 0.0;
-            want_failing += counted[j] - counted_ok;
-            want_loose += lhs[j] <= tight[j] ? 0.0 : counted_ok;
-            want_lower += rhs[j] < t.mc * lhs[j] ? counted_ok : 0.0;
+            const double counted = lhat[j] != 0 ? 1.0 : 0.0, rhs = t.rhs_factor * lhat[j];
+            const bool ok = lhs[j] == 0 ? t.zero_passes : lhs[j] <= rhs;
+            const double counted_ok = ok ? counted : 0.0;
+            want.counted += counted;
+            want.failing += counted - counted_ok;
+            want.loose += lhs[j] <= t.tight_factor * lhat[j] ? 0.0 : counted_ok;
+            want.lower_margin += rhs < t.mc * lhs[j] ? counted_ok : 0.0;
         }
-        double failing = -1, loose = -1, lower = -1;
-        loops.row_counts(nc, t, &failing, &loose, &lower);
-        if (failing != want_failing || loose != want_loose || lower != want_lower)
-            fail_msg("isa %s, trial %d (nc %d): failing %g loose %g lower %g, want %g %g %g", isa_name(g_isa), trial, nc,
-                     failing, loose, lower, want_failing, want_loose, want_lower);
+        detail::Int8RowCounts got{-1, -1, -1, -1};
+        loops.row_counts(nc, t, &got);
+        if (got.counted != want.counted || got.failing != want.failing || got.loose != want.loose ||
+            got.lower_margin != want.lower_margin)
+            fail_msg("isa %s, trial %d (nc %d): counted %g failing %g loose %g lower %g, want %g %g %g %g",
+                     isa_name(g_isa), trial, nc, got.counted, got.failing, got.loose, got.lower_margin,
+                     want.counted, want.failing, want.loose, want.lower_margin);
     }
 }
 

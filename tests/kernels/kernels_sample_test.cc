@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -314,6 +315,64 @@ void test_screen_counts_only_failing_entries(void**) {
         }
 }
 
+// The counts the sample hands to the call's certificate (RunOptions::int8_counts_from and
+// int8_counts_to, set by sample_uncertified): whatever the upper end, the call decides as it
+// does with every count, count, failing and margin to the bit. Inputs where the call settles
+// within the sample's counts, and one whose rows outside the sample spread over 2^40, so that
+// the call needs more moduli than its sample and certifies every count again.
+void test_int8_counts_from_the_sample(void**) {
+    const int m = 300, n = 280, k = 400;
+    for (int kind = 0; kind < 4; ++kind) {
+        kt::Rng rng(900 + kind);
+        std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n);
+        for (std::size_t q = 0; q < a.size(); ++q) {
+            const int l = int(q / m);
+            double v = rng.uniform();
+            if (kind == 1) v *= std::ldexp(1.0, -l / 16);  // graded along K
+            if (kind == 2) v *= std::ldexp(1.0, int(20 * rng.uniform()));
+            a[q] = v;
+        }
+        for (double& x : b) x = rng.uniform();
+        const GemmArgs<double> g{'N', 'N', m, n, k, 1.0, a.data(), m, b.data(), k, 0.0, nullptr, m};
+        const RunOptions o = kt::options(kFp64Auto, 2);
+        if (kind == 3) {  // the rows the sample leaves out (its rows depend on the sizes alone)
+            GemmSample<double> first;
+            assert_true(sample_gemm(g, o, &first));
+            std::vector<bool> sampled(m);
+            for (int q = 0; q < first.args.m; ++q) sampled[spaced(q, first.args.m, m)] = true;
+            for (std::size_t q = 0; q < a.size(); ++q)
+                if (!sampled[q % m]) a[q] *= std::ldexp(1.0, int(40 * std::fabs(rng.uniform())));
+        }
+        StructuralZeros<double> zeros(g);
+        const StructuralTest test{[&zeros](int i, int j) { return zeros.spans_apart(i, j); },
+                                  [&zeros](int i, int j) { return zeros.terms_zero(i, j); }};
+        Int8Decision whole;
+        assert_null(decide_dgemm_int8(g, o, test, &whole));
+        GemmSample<double> sample;
+        assert_true(sample_gemm(g, o, &sample));
+        StructuralZeros<double> sample_zeros(sample.args);
+        const StructuralTest sample_test{[&sample_zeros](int i, int j) { return sample_zeros.spans_apart(i, j); },
+                                         [&sample_zeros](int i, int j) { return sample_zeros.terms_zero(i, j); }};
+        Int8Decision part;
+        assert_null(decide_dgemm_int8(sample.args, o, sample_test, &part));
+        assert_int_equal(part.failing, 0);
+        assert_true(part.first_clean > 0 && part.first_clean <= part.count && part.count <= whole.count);
+        if (kind == 3) assert_true(whole.count > part.count + 1);
+        for (int to = part.count; to <= kInt8MaxModuli; ++to) {
+            RunOptions hinted = o;
+            hinted.int8_counts_from = part.first_clean;
+            hinted.int8_counts_to = to;
+            Int8Decision d;
+            assert_null(decide_dgemm_int8(g, hinted, test, &d));
+            if (d.count != whole.count || d.failing != whole.failing || d.first_clean != whole.first_clean ||
+                std::memcmp(&d.margin, &whole.margin, sizeof d.margin))
+                fail_msg("kind %d, counts %d .. %d: count %d failing %ld first clean %d margin %.17g; every count: "
+                         "%d %ld %d %.17g", kind, part.first_clean, to, d.count, d.failing, d.first_clean, d.margin,
+                         whole.count, whole.failing, whole.first_clean, whole.margin);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -324,6 +383,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_forwarded_by_the_sample_or_the_whole),
         cmocka_unit_test(test_zgemm_forwarded_by_the_sample),
         cmocka_unit_test(test_screen_counts_only_failing_entries),
+        cmocka_unit_test(test_int8_counts_from_the_sample),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
