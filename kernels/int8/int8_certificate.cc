@@ -24,7 +24,7 @@ void for_each_entry(int i0, int j0, int rows, int cols, const double* lower, std
 }  // namespace
 
 bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFacts& b, int gamma_terms, double tol,
-                                 int min_count, StructuralTest structural, int max_count) {
+                                 int min_count, StructuralTest structural, int max_count, bool prune) {
     a_ = &a;
     b_ = &b;
     structural_ = std::move(structural);
@@ -33,6 +33,7 @@ bool Int8BlockCertificate::begin(const Int8OperandFacts& a, const Int8OperandFac
     const double gamma = nu / (1 - nu);
     rhs_factor_ = (tol * gamma - kU) * 0x1p-14 * (1 - 0x1p-30);
     exact_passes_ = tol * gamma >= kU;
+    prune_ = prune;
     tight_factor_ = kU * 0x1p-14 * (1 - 0x1p-30);
     min_count_ = 0;
     for (int c = std::max(min_count, kInt8MinModuli); c <= std::min(max_count, kInt8MaxModuli); ++c) {
@@ -188,6 +189,7 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
             // halves shrink), so once every entry fails, every entry fails below too (when an
             // lhs of 0 passes, which is what makes failing monotone).
             for (int c = max_count_; c >= min_count_; --c) {
+                if (prune_ && bad_[c].load(std::memory_order_relaxed)) continue;
                 // passes()'s terms, a flag off as a factor 0 (the terms are finite): 0 v = 0 and
                 // 1 v = v exactly; each term is one value times powers of two, so exact in any
                 // order: lhs is passes()'s to the bit.
@@ -211,6 +213,9 @@ void Int8BlockCertificate::add_block(int i0, int j0, int rows, int cols, const d
                 counted = long(r.counted);
                 t.failing[c] += std::int64_t(r.failing);
                 t.loose[c] += std::int64_t(r.loose);
+                // Only this test marks a count bad: count_entry's failures may be pending ones
+                // that resolve_pending() takes back.
+                if (prune_ && (r.failing != 0 || r.loose != 0)) bad_[c].store(true, std::memory_order_relaxed);
                 if (exact_passes_ && r.failing == r.counted) {
                     for (int below = min_count_; below < c; ++below) t.failing[below] += counted;
                     break;
@@ -266,6 +271,22 @@ void Int8BlockCertificate::resolve_pending() {
 
 void Int8BlockCertificate::decide(Int8Decision* out) {
     resolve_pending();
+    if (prune_) {
+        // Below count_ every count fails some entry, and from count_ to the count picked every
+        // count leaves some entry loose: the pick is the first count with neither, whose
+        // tallies no block skipped.
+        count_ = max_count_;
+        for (int c = min_count_; c <= max_count_; ++c)
+            if (failing_[c] == 0 && loose_[c] == 0) {
+                count_ = c;
+                break;
+            }
+        out->count = count_;
+        out->failing = long(failing_[count_]);
+        out->margin = margin_[count_];
+        out->first_clean = 0;
+        return;
+    }
     // The fewest moduli with the fewest failures (the failures only shrink as the count grows).
     count_ = min_count_;
     for (int c = min_count_; c <= max_count_; ++c)

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -39,7 +40,8 @@ struct Int8Decision {
     long failing = 0;    // entries not certified at `count` (to repair)
     double margin = 0;   // min over certified entries of rhs / lhs at `count`
     // The fewest moduli of those considered at which no entry fails, where tol gamma_n >= u
-    // (then every count below it fails some entry); 0: none, or tol gamma_n < u.
+    // (then every count below it fails some entry); 0: none, tol gamma_n < u, or not known
+    // (a pruned certificate's, Int8BlockCertificate::begin).
     int first_clean = 0;
 };
 
@@ -48,9 +50,12 @@ public:
     // gamma_terms: the n of gamma_n (DGEMM: K; ZGEMM's real GEMM: K + 1). Counts from
     // min_count to kInt8MaxModuli are considered (those whose halves fit sqrt(K), int8_halves).
     // False when none does.
-    // A max_count below kInt8MaxModuli considers fewer counts (see settled()).
+    // A max_count below kInt8MaxModuli considers fewer counts (see settled()). prune: for a
+    // call that is settled() or certified again: once some block finds an entry failing or
+    // loose at a count, the other blocks skip that count. Then the tallies are exact only
+    // where they are 0, which is all decide() reads of a settled certificate.
     bool begin(const Int8OperandFacts& a, const Int8OperandFacts& b, int gamma_terms, double tol, int min_count,
-               StructuralTest structural, int max_count = kInt8MaxModuli);
+               StructuralTest structural, int max_count = kInt8MaxModuli, bool prune = false);
     // lhat(i0 + i, j0 + j) = lower[i * ld + j]. Any thread, blocks disjoint.
     void add_block(int i0, int j0, int rows, int cols, const double* lower, std::size_t ld);
     // The same counts, margins and pending entries, entry by entry through passes(): what
@@ -121,6 +126,8 @@ private:
     double rhs_factor_ = 0;  // (tol gamma_n - u) 2^-14 (1 - 2^-30)
     double tight_factor_ = 0;  // u 2^-14 (1 - 2^-30)
     bool exact_passes_ = false;  // tol gamma_n >= u
+    bool prune_ = false;         // begin()'s prune
+    std::atomic<bool> bad_[kInt8MaxModuli + 1] = {};  // prune: some entry fails or is loose at c
     int half_a_[kInt8MaxModuli + 1] = {}, half_b_[kInt8MaxModuli + 1] = {};
     double pow_a_[kInt8MaxModuli + 1] = {}, pow_b_[kInt8MaxModuli + 1] = {};  // 2^-half
     double pow_ab_[kInt8MaxModuli + 1] = {};                                  // 2^-(h_A + h_B)

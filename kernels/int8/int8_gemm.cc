@@ -85,7 +85,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
         return reason::accuracy_uncertified;
     };
     if (!(opt.int8_counts_to > 0 && first.begin(f.a, f.b, gamma_terms, opt.fp64_tol, opt.int8_counts_from,
-                                               call.structural, opt.int8_counts_to)) &&
+                                               call.structural, opt.int8_counts_to, true)) &&
         !begin_every())
         return no_count();
     const Int8Chunking ch = chunking_for(call, 1, true, opt);
