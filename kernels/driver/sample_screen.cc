@@ -13,6 +13,7 @@
 #include "kernels/driver/macro_kernel.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_facts.h"
+#include "kernels/isa/isa.h"
 #include "kernels/pack/operand_element.h"
 #include "kernels/pack/pack_fp64.h"
 #include "kernels/runtime/workspace.h"
@@ -83,13 +84,7 @@ double bf16_residual(const double* x, int rows, int cols, bool nonzero, double* 
             sigma = ozaki_sigma(resid);
             if (ozaki_v(sigma) < kFp64MinSliceExp) return resid;  // the chain ends: no more slices
         }
-        double mx = 0;  // a maximum is exact in any order: `omp simd` may split it across lanes
-#pragma omp simd reduction(max : mx)
-        for (std::size_t q = 0; q < count; ++q) {
-            const double z = (work[q] + sigma) - sigma;
-            work[q] -= z;
-            mx = std::max(mx, std::fabs(work[q]));
-        }
+        const double mx = isa_kernels().screen->slice(work, count, sigma);
         if (t == 0 && row_sums)  // Z_0 = x - X^(1), exactly
             for (int c = 0; c < cols; ++c)
                 for (int r = 0; r < rows; ++r)
@@ -143,34 +138,6 @@ bool scale_sample(std::size_t cap, ScaledSample* x) {
     return true;
 }
 
-// sum_l a(r, l) y(l, c) for R rows and C columns (magnitudes; a column-major with leading
-// dimension lda, y with ldy, out with ldo), each in index order, the R C sums in registers.
-template <int R, int C>
-void upper_rows(const double* a, int lda, const double* y, int ldy, int k, double* out, int ldo) {
-    double acc[C][R] = {};
-    for (int l = 0; l < k; ++l) {
-        double b[C];
-        for (int c = 0; c < C; ++c) b[c] = y[l + std::size_t(c) * ldy];
-        for (int v = 0; v < R; ++v) {
-            const double av = a[v + std::size_t(l) * lda];
-            for (int c = 0; c < C; ++c) acc[c][v] += av * b[c];
-        }
-    }
-    for (int c = 0; c < C; ++c) std::copy(acc[c], acc[c] + R, out + std::size_t(c) * ldo);
-}
-
-// Rows of U's columns j .. j + C - 1.
-template <int C>
-void upper_cols(const ScaledSample& x, int j) {
-    const int m = x.m, k = x.k;
-    const double* y = x.bh + std::size_t(j) * k;
-    double* u = x.upper + std::size_t(j) * m;
-    int i0 = 0;
-    for (; i0 + 8 <= m; i0 += 8) upper_rows<8, C>(x.ah + i0, m, y, k, k, u + i0, m);
-    for (; i0 + 4 <= m; i0 += 4) upper_rows<4, C>(x.ah + i0, m, y, k, k, u + i0, m);
-    for (; i0 < m; ++i0) upper_rows<1, C>(x.ah + i0, m, y, k, k, u + i0, m);
-}
-
 // U_ij >= (|Ahat||Bhat|)_ij into x->upper, 0 where the computed sum is 0, and x->n1[j] <=
 // ||Bhat(:, j)||_1. The FP64 sum of |ah||bh| in index order is within gamma_k of the sum of its
 // terms, each within 2^-1075 of |Ahat||Bhat| (a scaled value may have been rounded: pack.h;
@@ -181,10 +148,8 @@ void upper_bounds(ScaledSample* x) {
     const int m = x->m, n = x->n, k = x->k;
     const double up = 1 + double(k + 4) * 0x1p-52, pad = double(k + 2) * 0x1p-1000;
     const double down = 1 - double(k + 4) * 0x1p-52;
-    int j = 0;
-    for (; j + 2 <= n; j += 2) upper_cols<2>(*x, j);  // each row of op(A) read once for two columns
-    for (; j < n; ++j) upper_cols<1>(*x, j);
-    for (j = 0; j < n; ++j) {
+    isa_kernels().screen->upper(x->ah, m, x->bh, k, m, n, k, x->upper, m);
+    for (int j = 0; j < n; ++j) {
         const double* y = x->bh + std::size_t(j) * k;
         double* u = x->upper + std::size_t(j) * m;
         double n1 = 0;

@@ -1,6 +1,6 @@
 // The one dispatch table of the kernels' instruction sets (kernels/isa/isas.def): for each
-// set, its tables of split and gathers, operand scan, reconstruction, certificate loops and
-// INT8 residue loops;
+// set, its tables of split and gathers, operand scan, reconstruction, certificate loops, INT8
+// residue loops and the sample screen's loops;
 // and the set this process uses, chosen once from the one CPU detector
 // (kernels/runtime/cpu_features.h). The micro-kernels are chosen per backend (backend.h).
 #pragma once
@@ -9,6 +9,7 @@
 #include "kernels/isa/int8_residue_loops.h"
 #include "kernels/isa/operand_scan_runs.h"
 #include "kernels/isa/reconstruct.h"
+#include "kernels/isa/screen_loops.h"
 #include "kernels/isa/split.h"
 
 namespace amxblas::kernels {
@@ -27,6 +28,7 @@ struct IsaKernels {
     const ScanRuns* scan;
     const detail::CertLoops* certificate;
     const detail::Int8ResidueLoops* int8_residues;
+    const detail::ScreenLoops* screen;
 };
 
 // Defined by each row's folder (kernels/isa/<id>/isa_<id>.cc).

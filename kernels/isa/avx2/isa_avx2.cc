@@ -18,7 +18,7 @@ const IsaKernels& isa_kernels_avx2() {
     static const ScanRuns scan{detail::scan_run_fp32_portable, detail::scan_run_fp64_portable};
     static const IsaKernels k{&split_kernels_avx2(), &reconstruct_kernels_portable(), &scan,
                               &detail::cert_loops_avx2(),
-                              &detail::int8_residue_loops_avx2()};
+                              &detail::int8_residue_loops_avx2(), &detail::screen_loops_avx2()};
     return k;
 }
 

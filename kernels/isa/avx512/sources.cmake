@@ -1,5 +1,5 @@
-# kernels/isa/avx512: AVX-512F/BW/DQ/VL (the split, gathers, scan, reconstruction and certificate
-# loops, picked at run time by isa_runs(Isa::avx512)), the AVX-512 BF16 micro-kernel (the
+# kernels/isa/avx512: AVX-512F/BW/DQ/VL (the split, gathers, scan, reconstruction, certificate
+# and sample screen loops, picked at run time by isa_runs(Isa::avx512)), the AVX-512 BF16 micro-kernel (the
 # avx512 backend, where the compiler knows the instructions) and the AVX-512 VNNI INT8
 # micro-kernel (that backend's product_s8, where the CPU has VNNI). Included by
 # kernels/CMakeLists.txt.
@@ -12,6 +12,7 @@ target_sources(amxblas_kernels PRIVATE
   ${here}/reconstruct_avx512.cc
   ${here}/fp64_certificate_avx512.cc
   ${here}/int8_residues_avx512.cc
+  ${here}/screen_avx512.cc
 )
 set_source_files_properties(${here}/split_avx512.cc ${here}/reconstruct_avx512.cc PROPERTIES
   COMPILE_OPTIONS "${AMXBLAS_AVX512_FLAGS};-ffp-contract=off;${AMXBLAS_GCC12_INTRIN_QUIET}")
@@ -21,6 +22,8 @@ set_source_files_properties(${here}/pack_gather_avx512.cc ${here}/operand_scan_a
 # loops: the portable build's flags, 512-bit vectors.
 set_source_files_properties(${here}/int8_residues_avx512.cc PROPERTIES COMPILE_OPTIONS
   "${AMXBLAS_VECTOR_LOOP_FLAGS};${AMXBLAS_AVX512_FLAGS};-mprefer-vector-width=512;${AMXBLAS_GCC12_INTRIN_QUIET}")
+set_source_files_properties(${here}/screen_avx512.cc PROPERTIES COMPILE_OPTIONS
+  "${AMXBLAS_VECTOR_LOOP_FLAGS};${AMXBLAS_AVX512_FLAGS};-mprefer-vector-width=512")
 set_source_files_properties(${here}/fp64_certificate_avx512.cc PROPERTIES COMPILE_OPTIONS
   "${AMXBLAS_CERTIFICATE_FLAGS};${AMXBLAS_AVX512_FLAGS};-mprefer-vector-width=512")
 

@@ -9,6 +9,7 @@ target_sources(amxblas_kernels PRIVATE
   ${here}/reconstruct_portable.cc
   ${here}/fp64_certificate_portable.cc
   ${here}/int8_residues_portable.cc
+  ${here}/screen_portable.cc
   ${here}/microkernel_reference.cc
 )
 # The split and the reconstruction do each IEEE operation as written: no FMA contraction. The
@@ -17,7 +18,8 @@ set_source_files_properties(${here}/reconstruct_portable.cc PROPERTIES COMPILE_O
 set_source_files_properties(${here}/split_portable.cc PROPERTIES COMPILE_OPTIONS "${AMXBLAS_VECTOR_LOOP_FLAGS}")
 set_source_files_properties(${here}/fp64_certificate_portable.cc
   PROPERTIES COMPILE_OPTIONS "${AMXBLAS_CERTIFICATE_FLAGS}")
-set_source_files_properties(${here}/int8_residues_portable.cc PROPERTIES COMPILE_OPTIONS "${AMXBLAS_VECTOR_LOOP_FLAGS}")
+set_source_files_properties(${here}/int8_residues_portable.cc ${here}/screen_portable.cc PROPERTIES COMPILE_OPTIONS
+  "${AMXBLAS_VECTOR_LOOP_FLAGS}")
 
 # The reference micro-kernel: the oracle does each SDM step as written (no FMA contraction).
 # -O3, which Release has anyway, also in the sanitizer step's RelWithDebInfo (-O2) and in Debug:
