@@ -49,10 +49,44 @@ void int8_gather_full(bool is_a, const double* base, std::size_t ld, const doubl
     }
 }
 
+// int8_fold's arithmetic (int8_residue_loops.inc), 32 entries a row in registers: the INT32 sums
+// (and the kept residues) converted eight to a vector, times f, the residue by the same
+// rounded quotient (VRNDSCALEPD, ties to even) and fused multiply-add, all exact integers, and
+// VPMOVDB to bytes. GCC 12 built the generic loop in 256-bit halves with its values on the
+// stack.
+void int8_fold_avx512(int mi, const std::int32_t* sum, bool first, int times, const std::int8_t* src, int src_ld,
+                      std::int8_t* dst, int dst_ld) {
+    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const bool is256 = mi == 256;
+    const __m512d m = _mm512_set1_pd(mi), inv = _mm512_set1_pd(is256 ? 0x1p-8 : 1.0 / mi);
+    const __m512d f = _mm512_set1_pd(times), top = _mm512_set1_pd(127);
+    for (int r = 0; r < 32; ++r) {
+        __m512i s[2] = {_mm512_loadu_si512(sum + r * 32), _mm512_loadu_si512(sum + r * 32 + 16)};
+        if (!first) {
+            const __m256i in = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + std::size_t(r) * src_ld));
+            s[0] = _mm512_add_epi32(s[0], _mm512_cvtepi8_epi32(_mm256_castsi256_si128(in)));
+            s[1] = _mm512_add_epi32(s[1], _mm512_cvtepi8_epi32(_mm256_extracti128_si256(in, 1)));
+        }
+        for (int h = 0; h < 2; ++h) {
+            __m256i part[2];
+            for (int q = 0; q < 2; ++q) {
+                const __m256i v = q == 0 ? _mm512_castsi512_si256(s[h]) : _mm512_extracti64x4_epi64(s[h], 1);
+                const __m512d x = _mm512_mul_pd(_mm512_cvtepi32_pd(v), f);
+                const __m512d t = _mm512_roundscale_pd(_mm512_mul_pd(x, inv), kNearest);
+                __m512d y = _mm512_fnmadd_pd(t, m, x);
+                if (is256) y = _mm512_mask_sub_pd(y, _mm512_cmp_pd_mask(y, top, _CMP_GT_OQ), y, m);
+                part[q] = _mm512_cvtpd_epi32(y);
+            }
+            const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(part[0]), part[1], 1);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + std::size_t(r) * dst_ld + h * 16), _mm512_cvtepi32_epi8(both));
+        }
+    }
+}
+
 }  // namespace
 
 const Int8ResidueLoops& int8_residue_loops_avx512() {
-    static const Int8ResidueLoops loops{int8_residues, int8_digits,      int8_fold,       int8_crt_row,
+    static const Int8ResidueLoops loops{int8_residues, int8_digits,      int8_fold_avx512, int8_crt_row,
                                              int8_row_counts, int8_extremes, int8_scaled_sums, int8_gather_full};
     return loops;
 }
