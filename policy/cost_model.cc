@@ -152,13 +152,15 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
     p->reconstruct_s = values / c.recon_values_s_fp64 * per_thread;
 
     // Split + pack: one read of each operand for its facts; then op(A) is packed once per
-    // super-block column and op(B) once per row, reading 8 bytes and writing one byte per
-    // modulus per value; auto first packs the magnitudes (one byte) under its own chunks.
+    // super-block column (once in all with K in one chunk) and op(B) once per row, reading 8
+    // bytes and writing one byte per modulus per value; auto first packs the magnitudes (one
+    // byte) under its own chunks.
     const double a_bytes = double(m) * k * 8, b_bytes = double(k) * n * 8;
     const double a_layer = ru(m) * ceil_div(k, kCostInt8Kstep) * kCostInt8Kstep;
     const double b_layer = ru(n) * ceil_div(k, kCostInt8Kstep) * kCostInt8Kstep;
     auto packs = [&](const Int8Chunks& x, double layers) {
-        return ceil_div(n, x.nc) * (a_bytes + layers * a_layer) + ceil_div(m, x.mc) * (b_bytes + layers * b_layer);
+        const double a_packs = kernels::int8_a_packs({int(x.mc), int(x.nc), int(x.kc)}, int(n), int(k));
+        return a_packs * (a_bytes + layers * a_layer) + ceil_div(m, x.mc) * (b_bytes + layers * b_layer);
     };
     double sp_bytes = a_bytes + b_bytes + packs(ch, count);
     if (automatic) sp_bytes += packs(int8_chunks(m, n, k, 1, true, threads), 1);

@@ -6,14 +6,16 @@
 // layer and entry across the K chunks (an int8: each chunk's INT32 sums are reduced as they are
 // added), and packs `layers` bytes per value of op(A)'s MC x KC and op(B)'s KC x NC chunks; the
 // certificate's pass (one product of magnitudes) keeps an FP64 sum per entry instead; with K in
-// one chunk neither is kept for the super-block, only a task's worth per participant. Each
-// operand is split again for every super-block of the other's direction: ceil(N / NC) times
-// for op(A), ceil(M / MC) for op(B). Splitting costs about as much per value and modulus as the
+// one chunk neither is kept for the super-block, only a task's worth per participant. op(B) is
+// split again for every row of super-blocks, ceil(M / MC) times; op(A) for every super-block
+// of its row, ceil(N / NC) times, but once where K is one chunk: then the walk keeps its chunk
+// along the row (int8_a_packs). Splitting costs about as much per value and modulus as the
 // products per entry and modulus (docs/performance.md), so the plan takes, of the chunkings
 // that fit the budget, the one that splits least, counting a K chunk's reduction of the
 // accumulators (one operation per entry and modulus) as a value split.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -26,6 +28,7 @@ struct Int8ChunkPlan {
 constexpr std::size_t kInt8BudgetBytes = std::size_t(48) << 20;  // as the BF16 driver's chunks
 constexpr int kInt8Tile = 32, kInt8Kstep = 64;                   // kAmxInt8Geometry's mr = nr, kstep
 constexpr int kInt8MaxChunkDepth = 4096;
+constexpr int kInt8KeptDepth = 2048;  // plan_int8_chunks: the deepest K whose op(A) chunk it keeps
 constexpr int kInt8OutBlock = 256;  // the writer's blocks: kBlockM x kBlockN FP64 per participant
 constexpr int kInt8GroupSide = 128;  // a task's square of micro-tiles (kernels/int8/int8_walk.h)
 
@@ -59,49 +62,74 @@ inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool su
     return bytes;
 }
 
+// How often a chunking packs op(A) (int8_walk.h): once per super-block, or once in all where
+// K is one chunk (kc covers the padded K), since the super-blocks of a row share its chunk.
+inline int int8_a_packs(const Int8ChunkPlan& ch, int n, int k) {
+    return ch.kc >= int8_round_up(k, kInt8Kstep) ? 1 : (n + ch.nc - 1) / ch.nc;
+}
+
 // The chunking that splits least (see above) among those within kInt8BudgetBytes; 32 x 32 x 64
 // super-blocks when none is (never: they take well under 1 MiB for 24 layers and 64 threads).
+// Keeping op(A)'s chunk along a row favours narrow super-blocks, whose few tasks (kInt8GroupSide
+// squares) leave threads waiting at each super-block's end: so the plan takes the chunking that
+// splits least counting op(A) as split per super-block, and then, among the chunkings with at
+// least two tasks a thread or as many tasks as that one (the fewer), the one that splits least
+// counting op(A) as the walk splits it (int8_a_packs) where K is at most kInt8KeptDepth. Deeper,
+// a task's panels of one layer (2 x 128 x K bytes) no longer stay in L2 between its tiles:
+// at N = 4096 on two threads a 512 x 128 x 4096 plan took 3.7-4.6 s against 3.1-3.4 s for
+// the 1024 x 768 x 1024 one (Zen 5, 1 MiB of L2 a core).
 inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums, int threads) {
     const int mp = int8_round_up(m, kInt8Tile), np = int8_round_up(n, kInt8Tile), kp = int8_round_up(k, kInt8Kstep);
     static constexpr int kSides[] = {4096, 3072, 2048, 1536, 1024, 768, 512, 384, 256, 128, 64, 32};
     static constexpr int kDepths[] = {kInt8MaxChunkDepth, 2048, 1024, 512, 256, 128, 64};
-    Int8ChunkPlan best{kInt8Tile, kInt8Tile, kInt8Kstep};
-    double best_cost = -1;
-    const auto consider = [&](int mc, int nc, int kc) {
-        const Int8ChunkPlan ch{mc, nc, kc};
-        if (int8_chunk_bytes(ch, layers, sums, kc >= kp, threads) > kInt8BudgetBytes) return;
-        const double splits = double(m) * k * ((n + nc - 1) / nc) + double(k) * n * ((m + mc - 1) / mc);
-        const double reductions = double(m) * n * ((k + kc - 1) / kc);
-        const double cost = splits + reductions;
-        if (best_cost < 0 || cost < best_cost) {
-            best = ch;
-            best_cost = cost;
-        }
+    const auto tasks = [m, n](const Int8ChunkPlan& ch) {
+        const int rows = std::min(ch.mc, m), cols = std::min(ch.nc, n);
+        return double((rows + kInt8GroupSide - 1) / kInt8GroupSide) * ((cols + kInt8GroupSide - 1) / kInt8GroupSide);
     };
-    // The lists descend, so a side or depth the call's extent caps repeats a candidate already
-    // considered, which cannot cost strictly less: skipping it picks the same plan, and a small
-    // call weighs a few candidates instead of the lists' 1008 (its planning showed in the
-    // profile of a sampled decision, gemm_sample.h).
-    int last_depth = 0;
-    for (int kc : kDepths) {  // kDepths starts at kInt8MaxChunkDepth
-        const int depth = kc < kp ? kc : kp;
-        if (depth == last_depth) continue;
-        last_depth = depth;
-        int last_mc = 0;
-        for (int ms : kSides) {
-            const int mc = ms < mp ? ms : mp;
-            if (mc == last_mc) continue;
-            last_mc = mc;
-            int last_nc = 0;
-            for (int ns : kSides) {
-                const int nc = ns < np ? ns : np;
-                if (nc == last_nc) continue;
-                last_nc = nc;
-                consider(mc, nc, depth);
+    // Of the candidates within the budget with at least min_tasks tasks, the cheapest.
+    const auto cheapest = [&](bool a_kept, double min_tasks) {
+        Int8ChunkPlan best{kInt8Tile, kInt8Tile, kInt8Kstep};
+        double best_cost = -1;
+        const auto consider = [&](int mc, int nc, int kc) {
+            const Int8ChunkPlan ch{mc, nc, kc};
+            if (int8_chunk_bytes(ch, layers, sums, kc >= kp, threads) > kInt8BudgetBytes || tasks(ch) < min_tasks)
+                return;
+            const int a_packs = a_kept && kc <= kInt8KeptDepth ? int8_a_packs(ch, n, k) : (n + nc - 1) / nc;
+            const double splits = double(m) * k * a_packs + double(k) * n * ((m + mc - 1) / mc);
+            const double reductions = double(m) * n * ((k + kc - 1) / kc);
+            const double cost = splits + reductions;
+            if (best_cost < 0 || cost < best_cost) {
+                best = ch;
+                best_cost = cost;
+            }
+        };
+        // The lists descend, so a side or depth the call's extent caps repeats a candidate
+        // already considered, which cannot cost strictly less: skipping it picks the same plan,
+        // and a small call weighs a few candidates instead of the lists' 1008 (its planning
+        // showed in the profile of a sampled decision, gemm_sample.h).
+        int last_depth = 0;
+        for (int kc : kDepths) {  // kDepths starts at kInt8MaxChunkDepth
+            const int depth = kc < kp ? kc : kp;
+            if (depth == last_depth) continue;
+            last_depth = depth;
+            int last_mc = 0;
+            for (int ms : kSides) {
+                const int mc = ms < mp ? ms : mp;
+                if (mc == last_mc) continue;
+                last_mc = mc;
+                int last_nc = 0;
+                for (int ns : kSides) {
+                    const int nc = ns < np ? ns : np;
+                    if (nc == last_nc) continue;
+                    last_nc = nc;
+                    consider(mc, nc, depth);
+                }
             }
         }
-    }
-    return best;
+        return best;
+    };
+    const Int8ChunkPlan wide = cheapest(false, 0);
+    return cheapest(true, std::min(2.0 * threads, tasks(wide)));
 }
 
 }  // namespace amxblas::kernels

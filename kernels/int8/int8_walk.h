@@ -4,7 +4,8 @@
 //
 //   for each MC x NC super-block of C
 //     for each KC chunk of K
-//       pack op(A)'s MC x KC and op(B)'s KC x NC chunk, one buffer per layer (int8_pack.h)
+//       pack op(A)'s MC x KC and op(B)'s KC x NC chunk, one buffer per layer (int8_pack.h);
+//       with K in one chunk, op(A)'s chunk once per row of super-blocks (int8_a_packs)
 //       for each 128 x 128 group of micro-tiles (handed out one at a time to the threads)
 //         for each layer and micro-tile
 //           for each panel of at most 1024 K values: product_s8 -> tile; sum (+)= tile  (INT32)
@@ -83,13 +84,14 @@ void walk_int8(int m, int n, int k, const Int8Chunking& ch, const Int8Buffers& w
                int threads, PackA&& pack_a, PackB&& pack_b, Fold&& fold, GroupDone&& group_done, Finish&& finish) {
     for (int i0 = 0; i0 < m; i0 += ch.mc)
         for (int j0 = 0; j0 < n; j0 += ch.nc) {
+            const bool a_kept = ch.one_chunk && j0 > 0;  // this row's op(A) chunk, packed already
             const int rows = std::min(ch.mc, m - i0), cols = std::min(ch.nc, n - j0);
             const int mt = (rows + kInt8Tile - 1) / kInt8Tile, nt = (cols + kInt8Tile - 1) / kInt8Tile;
             const int gm = (mt + kInt8GroupTiles - 1) / kInt8GroupTiles;
             const int gn = (nt + kInt8GroupTiles - 1) / kInt8GroupTiles;
             for (int k0 = 0; k0 < k; k0 += ch.kc) {
                 const int kc = std::min(ch.kc, k - k0), ksteps = (kc + kInt8Kstep - 1) / kInt8Kstep;
-                pack_a(i0, rows, k0, kc);
+                if (!a_kept) pack_a(i0, rows, k0, kc);
                 pack_b(j0, cols, k0, kc);
                 const bool first = k0 == 0, last = k0 + kc >= k;
                 struct Task final : ParallelTask {

@@ -130,7 +130,7 @@ void run_int8_split_pack(const Int8Options& o) {
         }
         if (sp.empty()) continue;
         const kernels::Int8Chunking ch = kernels::int8_chunking(n, n, n, count, false, o.threads);
-        const int repack = (n + ch.nc - 1) / ch.nc;
+        const int repack = kernels::int8_a_packs({ch.mc, ch.nc, ch.kc}, n, n);
         const double bytes = int8_split_pack_bytes(s, count), gbs = bytes / median(sp) / 1e9, half = median(mc) / 2;
         std::printf("%-6d %7d %7d %11.3f %10.1f %10.2f %12.2f %12.2f\n", n, count, repack, 1e3 * median(sp), bytes / 1e6, gbs,
                     median(mc), half);
