@@ -23,6 +23,28 @@ inline int position(bool is_a, int o, int kk) {
                 : (o / g.nr_vnni) * (g.kstep * g.nr_vnni) + (kk / 4) * (4 * g.nr_vnni) + (o % g.nr_vnni) * 4 + kk % 4;
 }
 
+// 2^shift[o - panel start] per row (column) of block (panel p, K step s), into scale; where the
+// block is whole, of a real operand stored untransposed (op(X) = X) and every 2^shift a normal
+// double, the address of its first value (row or column o, K index l at base[o + l ld] for A,
+// base[o ld + l] for B), which the loops' whole-block gathers read; else nullptr.
+const double* whole_block(bool is_a, const OperandView<double>& x, int o0, int outer, int k0, int kc, int p, int s,
+                          const int* shift, double* scale, bool* exotic) {
+    const int tile = is_a ? g.mr : g.nr;
+    *exotic = false;
+    for (int oo = 0; oo < tile; ++oo) {
+        const bool in_range = shift[oo] >= -1022 && shift[oo] <= 1023;
+        scale[oo] = in_range ? pow2(shift[oo]) : 0.0;
+        *exotic = *exotic || !in_range;
+    }
+    const int ob = p * tile, lb = s * g.kstep;
+    const bool outer_contiguous = x.kind == Interleave::real && (is_a ? x.trans == 'N' : x.trans != 'N');
+    if (x.kind != Interleave::real || *exotic || outer - ob < tile || kc - lb < g.kstep || outer_contiguous != is_a)
+        return nullptr;
+    const std::size_t ld = std::size_t(x.ld);
+    return is_a ? x.x + std::size_t(o0 + ob) + std::size_t(k0 + lb) * ld
+                : x.x + std::size_t(o0 + ob) * ld + std::size_t(k0 + lb);
+}
+
 // Gathers block (panel p, K step s) of the chunk into v in packed order, each row (column) o
 // multiplied by 2^shift[o - panel start] (zero past the edges). Scaling by a power of two is
 // exact unless the result falls below 2^-1022; then it is below 1/2 in magnitude and rounds to
@@ -32,10 +54,11 @@ void gather_scaled(bool is_a, const OperandView<double>& x, int o0, int outer, i
     const int tile = is_a ? g.mr : g.nr;
     double scale[g.mr];
     bool exotic = false;
-    for (int oo = 0; oo < tile; ++oo) {
-        const bool in_range = shift[oo] >= -1022 && shift[oo] <= 1023;
-        scale[oo] = in_range ? pow2(shift[oo]) : 0.0;
-        exotic = exotic || !in_range;
+    const double* whole = whole_block(is_a, x, o0, outer, k0, kc, p, s, shift, scale, &exotic);
+    const auto gather_full = isa_kernels().int8_residues->gather_full;
+    if (whole && gather_full) {
+        gather_full(is_a, whole, std::size_t(x.ld), scale, v);
+        return;
     }
     const int ob = p * tile, lb = s * g.kstep;
     const int orows = std::min(tile, outer - ob), kcols = std::min(g.kstep, kc - lb);
@@ -57,11 +80,6 @@ void gather_scaled(bool is_a, const OperandView<double>& x, int o0, int outer, i
         const std::size_t ld = std::size_t(x.ld);
         const std::size_t so = outer_contiguous ? 1 : ld, sl = outer_contiguous ? ld : 1;
         const double* base = x.x + std::size_t(o0 + ob) * so + std::size_t(k0 + lb) * sl;
-        const auto gather_full = isa_kernels().int8_residues->gather_full;
-        if (gather_full && orows == tile && kcols == g.kstep && outer_contiguous == is_a) {  // op(X) = X
-            gather_full(is_a, base, ld, scale, v);
-            return;
-        }
         if (outer_contiguous) {
             for (int kk = 0; kk < kcols; ++kk)
                 for (int oo = 0; oo < orows; ++oo) v[position(is_a, oo, kk)] = base[oo + kk * sl] * scale[oo];
@@ -121,6 +139,13 @@ void pack_int8_magnitudes(bool is_a, const OperandView<double>& x, const Int8Ope
         // |x| 2^(7 - e) <= 128: its floor is at most |x| 2^(7 - e); 127 caps the one value 2^e.
         int shift[g.mr] = {};
         for (int oo = 0; oo < tile && p * tile + oo < outer; ++oo) shift[oo] = 7 - f.e[o0 + p * tile + oo];
+        double scale[g.mr];
+        bool exotic = false;
+        const double* whole = whole_block(is_a, x, o0, outer, k0, kc, p, s, shift, scale, &exotic);
+        if (whole && loops.digits_full) {
+            loops.digits_full(is_a, whole, std::size_t(x.ld), scale, out, at);
+            return;
+        }
         gather_scaled(is_a, x, o0, outer, k0, kc, p, s, shift, v);
         loops.digits(v, out, at);
     });

@@ -77,6 +77,9 @@ struct Int8ResidueLoops {
     // rows of op(A) = A (is_a; x(o, l) at base[o + l * ld]) or columns of op(B) = B (x(o, l) at
     // base[o * ld + l]) and kInt8BlockDepth K values. Each value is one product, as there.
     void (*gather_full)(bool is_a, const double* base, std::size_t ld, const double* scale, double* v);
+    // gather_full and then digits(v, out, at) in one pass, without v (null where gather_full is).
+    void (*digits_full)(bool is_a, const double* base, std::size_t ld, const double* scale, std::int8_t* out,
+                        std::size_t at);
 };
 
 const Int8ResidueLoops& int8_residue_loops_portable();

@@ -416,6 +416,50 @@ void test_gather_full_matches_definition(void**) {
     }
 }
 
+// digits_full against its definition: min(127, floor(|x scale|)) at gather_full's packed
+// positions, with x scale over [0, 128] (values of 2^e times 2^(7 - e), as the magnitudes'
+// pack scales them), integers and the cap among them; bytes outside the block untouched.
+void test_digits_full_matches_definition(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    if (!loops.digits_full) {
+        if (g_isa == Isa::avx512) fail_msg("the avx512 build has no digits_full");
+        skip();
+    }
+    using detail::kInt8BlockDepth;
+    using detail::kInt8BlockOuter;
+    using detail::kInt8QuadColumns;
+    amxblas::test::Rng r(39);
+    for (int trial = 0; trial < 8; ++trial) {
+        const bool is_a = trial % 2 == 0;
+        const std::size_t ld = (is_a ? kInt8BlockOuter : kInt8BlockDepth) + 5 + trial;
+        std::vector<double> x(ld * (is_a ? kInt8BlockDepth : kInt8BlockOuter));
+        double scale[kInt8BlockOuter];
+        for (double& sc : scale) sc = std::ldexp(1.0, int(r.uniform() * 30));
+        for (std::size_t q = 0; q < x.size(); ++q) {
+            const int o = is_a ? int(q % ld) : int(q / ld);
+            const int kind = r.below(6);
+            const double y = kind == 0 ? 128.0 : kind == 1 ? std::floor(128 * std::fabs(r.uniform())) : 128 * r.uniform();
+            x[q] = o < kInt8BlockOuter ? y / scale[o] * (r.below(2) ? 1 : -1) : 0.0;
+        }
+        const std::size_t at = 64;
+        std::vector<std::int8_t> out(at + kInt8BlockValues + 64, 99);
+        loops.digits_full(is_a, x.data(), ld, scale, out.data(), at);
+        for (std::size_t q = 0; q < at; ++q) assert_int_equal(out[q], 99);
+        for (std::size_t q = at + kInt8BlockValues; q < out.size(); ++q) assert_int_equal(out[q], 99);
+        for (int o = 0; o < kInt8BlockOuter; ++o)
+            for (int l = 0; l < kInt8BlockDepth; ++l) {
+                const double v = (is_a ? x[o + l * ld] : x[o * ld + l]) * scale[o];
+                const int want = int(std::min(127.0, std::floor(std::fabs(v))));
+                const int pos = is_a ? o * kInt8BlockDepth + l
+                                     : (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) +
+                                           (l / 4) * (4 * kInt8QuadColumns) + (o % kInt8QuadColumns) * 4 + l % 4;
+                if (out[at + pos] != want)
+                    fail_msg("isa %s, %s, (%d, %d): %d, want %d (%a)", isa_name(g_isa), is_a ? "A" : "B", o, l,
+                             out[at + pos], want, v);
+            }
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -428,6 +472,7 @@ int main() {
         cmocka_unit_test(test_row_counts_match_definition),
         cmocka_unit_test(test_facts_match_definition),
         cmocka_unit_test(test_gather_full_matches_definition),
+        cmocka_unit_test(test_digits_full_matches_definition),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -83,11 +83,52 @@ void int8_fold_avx512(int mi, const std::int32_t* sum, bool first, int times, co
     }
 }
 
+// min(127, floor(|x|)) of eight values, as eight bytes in a 64-bit integer (digits' value:
+// the floor by VRNDSCALEPD toward -inf, exact).
+inline std::uint64_t digits8(__m512d x) {
+    const __m512d d = _mm512_min_pd(_mm512_roundscale_pd(_mm512_abs_pd(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+                                    _mm512_set1_pd(127));
+    return std::uint64_t(_mm_cvtsi128_si64(_mm512_cvtepi32_epi8(_mm512_castsi256_si512(_mm512_cvttpd_epi32(d)))));
+}
+
+// int8_gather_full's values, their digits written in its packed order.
+void int8_digits_full(bool is_a, const double* base, std::size_t ld, const double* scale, std::int8_t* out,
+                      std::size_t at) {
+    std::int8_t* v = out + at;
+    if (is_a) {
+        for (int o0 = 0; o0 < kInt8BlockOuter; o0 += 8) {
+            const __m512d s = _mm512_loadu_pd(scale + o0);
+            for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) {
+                __m512d r[8];
+                for (int i = 0; i < 8; ++i) r[i] = _mm512_mul_pd(_mm512_loadu_pd(base + o0 + (l0 + i) * ld), s);
+                avx512::transpose8x8_64(r);
+                for (int j = 0; j < 8; ++j) {
+                    const std::uint64_t d = digits8(r[j]);
+                    std::memcpy(v + (o0 + j) * kInt8BlockDepth + l0, &d, sizeof d);
+                }
+            }
+        }
+        return;
+    }
+    for (int o = 0; o < kInt8BlockOuter; ++o) {
+        const __m512d s = _mm512_set1_pd(scale[o]);
+        const double* col = base + o * ld;
+        std::int8_t* dst = v + (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) + (o % kInt8QuadColumns) * 4;
+        for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) {
+            const std::uint64_t d = digits8(_mm512_mul_pd(_mm512_loadu_pd(col + l0), s));
+            const std::uint32_t lo = std::uint32_t(d), hi = std::uint32_t(d >> 32);
+            std::memcpy(dst + (l0 / 4) * (4 * kInt8QuadColumns), &lo, sizeof lo);
+            std::memcpy(dst + (l0 / 4 + 1) * (4 * kInt8QuadColumns), &hi, sizeof hi);
+        }
+    }
+}
+
 }  // namespace
 
 const Int8ResidueLoops& int8_residue_loops_avx512() {
     static const Int8ResidueLoops loops{int8_residues, int8_digits,      int8_fold_avx512, int8_crt_row,
-                                             int8_row_counts, int8_extremes, int8_scaled_sums, int8_gather_full};
+                                             int8_row_counts, int8_extremes, int8_scaled_sums, int8_gather_full,
+                                             int8_digits_full};
     return loops;
 }
 
