@@ -43,10 +43,18 @@ bool sample_gemm(const GemmArgs<T>& g, const RunOptions& opt, GemmSample<T>* out
     T* b = a + std::size_t(r) * k;
     const bool a_n = is_no_trans(g.transa), b_n = is_no_trans(g.transb);
     const bool a_conj = g.transa == 'C' || g.transa == 'c', b_conj = g.transb == 'C' || g.transb == 'c';
-    for (int s = 0; s < r; ++s) {  // a(s, l) = op(A)(I[s], l), column-major r x K
-        const std::size_t i = std::size_t(spaced(s, r, g.m));
+    // a(s, l) = op(A)(I[s], l), column-major r x K. With A untransposed its sampled rows are
+    // read a column at a time: each column's r values lie within a few cache lines, and the
+    // columns follow one another through memory (row by row, each value was a line of its own
+    // a column's stride away: a third of a forwarded N = 256 attempt).
+    std::size_t rows[kSampleSide];
+    for (int s = 0; s < r; ++s) rows[s] = std::size_t(spaced(s, r, g.m));
+    if (a_n) {
         for (std::size_t l = 0; l < k; ++l)
-            a[s + l * r] = conj_if(a_n ? g.a[i + l * g.lda] : g.a[l + i * g.lda], a_conj);
+            for (int s = 0; s < r; ++s) a[s + l * r] = conj_if(g.a[rows[s] + l * g.lda], a_conj);
+    } else {
+        for (int s = 0; s < r; ++s)
+            for (std::size_t l = 0; l < k; ++l) a[s + l * r] = conj_if(g.a[l + rows[s] * g.lda], a_conj);
     }
     for (int t = 0; t < c; ++t) {  // b(l, t) = op(B)(l, J[t]), column-major K x c
         const std::size_t j = std::size_t(spaced(t, c, g.n));

@@ -63,8 +63,12 @@ Timed time_forwarded(const Int8Options& o, const replay::GemmFile& g) {
     const kernels::RunOptions opt = int8_options(o, kernels::Fp64Engine::automatic, kernels::kFp64Auto, nullptr, nullptr);
     const kernels::RunOptions int8_only = int8_options(o, kernels::Fp64Engine::int8, kernels::kFp64Auto, nullptr, nullptr);
     // C gets its initial values before each timed call, untimed: a program's call finds its C
-    // in place, and a forwarded call leaves it untouched for OpenBLAS.
-    for (int r = 0; r <= o.reps; ++r) {  // r = 0: the warm-up
+    // in place, and a forwarded call leaves it untouched for OpenBLAS. At least o.reps
+    // repetitions, more where OpenBLAS's call is short (up to 0.2 s of it, at most 401): at
+    // N = 256 the attempt is a tenth of OpenBLAS's 0.3 ms, and OpenBLAS's own time moves by as
+    // much from one call to the next here, so a median of five moved the ratio by 0.2.
+    int reps = o.reps;
+    for (int r = 0; r <= reps; ++r) {  // r = 0: the warm-up
         c = g.c;
         const double t0 = now_s();
         t.why = routed_in(g, opt, &c);
@@ -78,7 +82,10 @@ Timed time_forwarded(const Int8Options& o, const replay::GemmFile& g) {
         const double t4 = now_s();
         routed_in(g, int8_only, &c);
         const double t5 = now_s();
-        if (r == 0) continue;
+        if (r == 0) {
+            reps = std::max(o.reps, std::min(401, int(0.2 / std::max(t3 - t2, 1e-6))));
+            continue;
+        }
         both.push_back(t1 - t0);
         alone.push_back(t3 - t2);
         int8.push_back(t5 - t4);
@@ -93,7 +100,8 @@ Timed time_forwarded(const Int8Options& o, const replay::GemmFile& g) {
 
 void run_int8_forwarded(const Int8Options& o) {
     std::printf("\n== Forwarded auto calls: the attempt (INT8 auto, then BF16 auto, the default engine) + OpenBLAS against "
-                "OpenBLAS alone; backend %s, %d threads, alternated, median of %d after a warm-up ==\n",
+                "OpenBLAS alone; backend %s, %d threads, alternated, median of at least %d after a warm-up (of up to 401 "
+                "where OpenBLAS's call is short: 0.2 s of it) ==\n",
                 kernels::backend_name(o.backend), o.threads, o.reps);
     std::printf("fwd: the forwarded call as the library makes it; int8: the INT8 engine's attempt alone (the rest of fwd "
                 "less OpenBLAS's call is BF16's)\n");
