@@ -23,30 +23,71 @@ static_assert(kInt8BlockOuter == 32 && kInt8BlockDepth == 64 && kInt8QuadColumns
 // A: rows o are contiguous in memory, the packed block holds each row's 64 K values in a run
 // (v[o * 64 + l]): 8 x 8 transposes. B: each column's K values are contiguous, the packed block
 // holds K quads of 16 columns (v[(o / 16) * 1024 + (l / 4) * 64 + (o % 16) * 4 + l % 4]): each
-// load of 8 K values is two quads, stored as two halves.
-void int8_gather_full(bool is_a, const double* base, std::size_t ld, const double* scale, double* v) {
-    if (is_a) {
+// load of 8 K values is two quads.
+inline int packed_at(bool is_a, int o, int l) {
+    return is_a ? o * kInt8BlockDepth + l
+                : (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) + (l / 4) * (4 * kInt8QuadColumns) +
+                      (o % kInt8QuadColumns) * 4 + l % 4;
+}
+
+// A whole block of an untransposed operand, scaled, eight K values at a time: put(o, l0, x), x
+// the values of row (IsA) or column o at K indices l0 .. l0 + 7 times scale[o].
+template <bool IsA, typename Put>
+void scaled_runs(const double* base, std::size_t ld, const double* scale, Put&& put) {
+    if (IsA) {
         for (int o0 = 0; o0 < kInt8BlockOuter; o0 += 8) {
             const __m512d s = _mm512_loadu_pd(scale + o0);
             for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) {
                 __m512d r[8];
                 for (int i = 0; i < 8; ++i) r[i] = _mm512_mul_pd(_mm512_loadu_pd(base + o0 + (l0 + i) * ld), s);
                 avx512::transpose8x8_64(r);
-                for (int j = 0; j < 8; ++j) _mm512_storeu_pd(v + (o0 + j) * kInt8BlockDepth + l0, r[j]);
+                for (int j = 0; j < 8; ++j) put(o0 + j, l0, r[j]);
             }
         }
         return;
     }
     for (int o = 0; o < kInt8BlockOuter; ++o) {
         const __m512d s = _mm512_set1_pd(scale[o]);
-        const double* col = base + o * ld;
-        double* dst = v + (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) + (o % kInt8QuadColumns) * 4;
-        for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) {
-            const __m512d x = _mm512_mul_pd(_mm512_loadu_pd(col + l0), s);
-            _mm256_storeu_pd(dst + (l0 / 4) * (4 * kInt8QuadColumns), _mm512_castpd512_pd256(x));
-            _mm256_storeu_pd(dst + (l0 / 4 + 1) * (4 * kInt8QuadColumns), _mm512_extractf64x4_pd(x, 1));
-        }
+        for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) put(o, l0, _mm512_mul_pd(_mm512_loadu_pd(base + o * ld + l0), s));
     }
+}
+
+void int8_gather_full(bool is_a, const double* base, std::size_t ld, const double* scale, double* v) {
+    if (is_a) {
+        scaled_runs<true>(base, ld, scale, [v](int o, int l0, __m512d x) { _mm512_storeu_pd(v + packed_at(true, o, l0), x); });
+        return;
+    }
+    scaled_runs<false>(base, ld, scale, [v](int o, int l0, __m512d x) {
+        _mm256_storeu_pd(v + packed_at(false, o, l0), _mm512_castpd512_pd256(x));
+        _mm256_storeu_pd(v + packed_at(false, o, l0 + 4), _mm512_extractf64x4_pd(x, 1));
+    });
+}
+
+// min(127, floor(|x|)) of eight values, as eight bytes in a 64-bit integer (digits' value:
+// the floor by VRNDSCALEPD toward -inf, exact).
+inline std::uint64_t digits8(__m512d x) {
+    const __m512d d = _mm512_min_pd(_mm512_roundscale_pd(_mm512_abs_pd(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+                                    _mm512_set1_pd(127));
+    return std::uint64_t(_mm_cvtsi128_si64(_mm512_cvtepi32_epi8(_mm512_castsi256_si512(_mm512_cvttpd_epi32(d)))));
+}
+
+// int8_gather_full's values, their digits written in its packed order.
+void int8_digits_full(bool is_a, const double* base, std::size_t ld, const double* scale, std::int8_t* out,
+                      std::size_t at) {
+    std::int8_t* v = out + at;
+    if (is_a) {
+        scaled_runs<true>(base, ld, scale, [v](int o, int l0, __m512d x) {
+            const std::uint64_t d = digits8(x);
+            std::memcpy(v + packed_at(true, o, l0), &d, sizeof d);
+        });
+        return;
+    }
+    scaled_runs<false>(base, ld, scale, [v](int o, int l0, __m512d x) {
+        const std::uint64_t d = digits8(x);
+        const std::uint32_t lo = std::uint32_t(d), hi = std::uint32_t(d >> 32);
+        std::memcpy(v + packed_at(false, o, l0), &lo, sizeof lo);
+        std::memcpy(v + packed_at(false, o, l0 + 4), &hi, sizeof hi);
+    });
 }
 
 // int8_fold's arithmetic (int8_residue_loops.inc), 32 entries a row in registers: the INT32 sums
@@ -79,46 +120,6 @@ void int8_fold_avx512(int mi, const std::int32_t* sum, bool first, int times, co
             }
             const __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(part[0]), part[1], 1);
             _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + std::size_t(r) * dst_ld + h * 16), _mm512_cvtepi32_epi8(both));
-        }
-    }
-}
-
-// min(127, floor(|x|)) of eight values, as eight bytes in a 64-bit integer (digits' value:
-// the floor by VRNDSCALEPD toward -inf, exact).
-inline std::uint64_t digits8(__m512d x) {
-    const __m512d d = _mm512_min_pd(_mm512_roundscale_pd(_mm512_abs_pd(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
-                                    _mm512_set1_pd(127));
-    return std::uint64_t(_mm_cvtsi128_si64(_mm512_cvtepi32_epi8(_mm512_castsi256_si512(_mm512_cvttpd_epi32(d)))));
-}
-
-// int8_gather_full's values, their digits written in its packed order.
-void int8_digits_full(bool is_a, const double* base, std::size_t ld, const double* scale, std::int8_t* out,
-                      std::size_t at) {
-    std::int8_t* v = out + at;
-    if (is_a) {
-        for (int o0 = 0; o0 < kInt8BlockOuter; o0 += 8) {
-            const __m512d s = _mm512_loadu_pd(scale + o0);
-            for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) {
-                __m512d r[8];
-                for (int i = 0; i < 8; ++i) r[i] = _mm512_mul_pd(_mm512_loadu_pd(base + o0 + (l0 + i) * ld), s);
-                avx512::transpose8x8_64(r);
-                for (int j = 0; j < 8; ++j) {
-                    const std::uint64_t d = digits8(r[j]);
-                    std::memcpy(v + (o0 + j) * kInt8BlockDepth + l0, &d, sizeof d);
-                }
-            }
-        }
-        return;
-    }
-    for (int o = 0; o < kInt8BlockOuter; ++o) {
-        const __m512d s = _mm512_set1_pd(scale[o]);
-        const double* col = base + o * ld;
-        std::int8_t* dst = v + (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) + (o % kInt8QuadColumns) * 4;
-        for (int l0 = 0; l0 < kInt8BlockDepth; l0 += 8) {
-            const std::uint64_t d = digits8(_mm512_mul_pd(_mm512_loadu_pd(col + l0), s));
-            const std::uint32_t lo = std::uint32_t(d), hi = std::uint32_t(d >> 32);
-            std::memcpy(dst + (l0 / 4) * (4 * kInt8QuadColumns), &lo, sizeof lo);
-            std::memcpy(dst + (l0 / 4 + 1) * (4 * kInt8QuadColumns), &hi, sizeof hi);
         }
     }
 }
