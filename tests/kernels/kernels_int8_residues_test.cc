@@ -381,18 +381,32 @@ void test_facts_match_definition(void**) {
     }
 }
 
+// Where a whole-block gather puts value (o, l) of a block: A's rows in runs of 64 K values, B's
+// columns in K quads of 16 columns (int8_pack.cc's packed order).
+int packed_position(bool is_a, int o, int l) {
+    using detail::kInt8BlockDepth;
+    using detail::kInt8QuadColumns;
+    return is_a ? o * kInt8BlockDepth + l
+                : (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) + (l / 4) * (4 * kInt8QuadColumns) +
+                      (o % kInt8QuadColumns) * 4 + l % 4;
+}
+
+// The whole-block loops of this build: null where it has none, which only the avx512 build must
+// have (then the test is reported skipped).
+bool whole_block_loop(bool present, const char* name) {
+    if (present) return true;
+    if (g_isa == Isa::avx512) fail_msg("the avx512 build has no %s", name);
+    return false;
+}
+
 // The whole-block gather (where this build has one) against the packed order's definition,
 // bit for bit: A's rows (x(o, l) at base[o + l ld]) and B's columns (at base[o ld + l]), each
 // value times its row's (column's) scale, signs and zeros included.
 void test_gather_full_matches_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
-    if (!loops.gather_full) {  // this build packs with int8_pack.cc's loops alone: nothing to test
-        if (g_isa == Isa::avx512) fail_msg("the avx512 build has no gather_full");
-        skip();
-    }
+    if (!whole_block_loop(loops.gather_full != nullptr, "gather_full")) skip();
     using detail::kInt8BlockDepth;
     using detail::kInt8BlockOuter;
-    using detail::kInt8QuadColumns;
     amxblas::test::Rng r(37);
     for (int trial = 0; trial < 8; ++trial) {
         const bool is_a = trial % 2 == 0;
@@ -407,9 +421,7 @@ void test_gather_full_matches_definition(void**) {
         for (int o = 0; o < kInt8BlockOuter; ++o)
             for (int l = 0; l < kInt8BlockDepth; ++l) {
                 const double want = (is_a ? x[o + l * ld] : x[o * ld + l]) * scale[o];
-                const int at = is_a ? o * kInt8BlockDepth + l
-                                    : (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) +
-                                          (l / 4) * (4 * kInt8QuadColumns) + (o % kInt8QuadColumns) * 4 + l % 4;
+                const int at = packed_position(is_a, o, l);
                 if (std::memcmp(&v[at], &want, sizeof want) != 0)
                     fail_msg("isa %s, %s, (%d, %d): %a, want %a", isa_name(g_isa), is_a ? "A" : "B", o, l, v[at], want);
             }
@@ -421,13 +433,9 @@ void test_gather_full_matches_definition(void**) {
 // pack scales them), integers and the cap among them; bytes outside the block untouched.
 void test_digits_full_matches_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
-    if (!loops.digits_full) {
-        if (g_isa == Isa::avx512) fail_msg("the avx512 build has no digits_full");
-        skip();
-    }
+    if (!whole_block_loop(loops.digits_full != nullptr, "digits_full")) skip();
     using detail::kInt8BlockDepth;
     using detail::kInt8BlockOuter;
-    using detail::kInt8QuadColumns;
     amxblas::test::Rng r(39);
     for (int trial = 0; trial < 8; ++trial) {
         const bool is_a = trial % 2 == 0;
@@ -450,9 +458,7 @@ void test_digits_full_matches_definition(void**) {
             for (int l = 0; l < kInt8BlockDepth; ++l) {
                 const double v = (is_a ? x[o + l * ld] : x[o * ld + l]) * scale[o];
                 const int want = int(std::min(127.0, std::floor(std::fabs(v))));
-                const int pos = is_a ? o * kInt8BlockDepth + l
-                                     : (o / kInt8QuadColumns) * (kInt8BlockDepth * kInt8QuadColumns) +
-                                           (l / 4) * (4 * kInt8QuadColumns) + (o % kInt8QuadColumns) * 4 + l % 4;
+                const int pos = packed_position(is_a, o, l);
                 if (out[at + pos] != want)
                     fail_msg("isa %s, %s, (%d, %d): %d, want %d (%a)", isa_name(g_isa), is_a ? "A" : "B", o, l,
                              out[at + pos], want, v);
