@@ -205,7 +205,7 @@ bool sample_uncertified(const GemmArgs<T>& g, const RunOptions& opt, RunOptions*
         Int8Decision d;
         if (decide_int8(s, one, structural, &d)) return false;
         if (!most_fail(d.failing)) {
-            if (d.failing == 0) {
+            if (d.failing == 0 && d.first_clean > 0) {  // first_clean 0: tol gamma_n < u, never settled
                 run->int8_counts_from = d.first_clean;
                 run->int8_counts_to = std::min(d.count + 1, kInt8MaxModuli);
             }
