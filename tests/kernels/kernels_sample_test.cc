@@ -316,7 +316,7 @@ void test_screen_counts_only_failing_entries(void**) {
 }
 
 // The counts the sample hands to the call's certificate (RunOptions::int8_counts_from and
-// int8_counts_to, set by sample_uncertified): whatever the upper end, the call decides as it
+// int8_counts_to, set by sample_uncertified): at the upper ends below, the call decides as it
 // does with every count, count, failing and margin to the bit. Inputs where the call settles
 // within the sample's counts, and one whose rows outside the sample spread over 2^40, so that
 // the call needs more moduli than its sample and certifies every count again.
@@ -358,7 +358,9 @@ void test_int8_counts_from_the_sample(void**) {
         assert_int_equal(part.failing, 0);
         assert_true(part.first_clean > 0 && part.first_clean <= part.count && part.count <= whole.count);
         if (kind == 3) assert_true(whole.count > part.count + 1);
-        for (int to = part.count; to <= kInt8MaxModuli; ++to) {
+        // The sample's pick, one past it (what the sample hands on) and every count (the narrowed
+        // pass with nothing above it).
+        for (int to : {part.count, std::min(part.count + 1, kInt8MaxModuli), kInt8MaxModuli}) {
             RunOptions hinted = o;
             hinted.int8_counts_from = part.first_clean;
             hinted.int8_counts_to = to;
