@@ -71,9 +71,9 @@ public:
     void decide(Int8Decision* out);
     // After the blocks: whether every entry passes, tightly, at the largest count considered,
     // with tol gamma_n >= u. Then decide() picks what it would with the counts above considered
-    // too (failing and loose only shrink as the count grows, and both are 0 there), and
-    // failing_everywhere() is 0 either way; and with the counts below min_count too, where
-    // each of them is known to fail some entry.
+    // too (an entry that passes tightly at a count does at every larger one: its lhs only
+    // shrinks), and failing_everywhere() is 0 either way; and with the counts below min_count
+    // too, where each of them is known to fail some entry.
     bool settled();
     // After begin: whether entry (i, j) fails at every count even with L_ij replaced by
     // `upper`, an upper bound of (|op(A)||op(B)|)_ij in units of 2^(e_i + f_j). The test is
