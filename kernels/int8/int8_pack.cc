@@ -139,12 +139,13 @@ void pack_int8_magnitudes(bool is_a, const OperandView<double>& x, const Int8Ope
         // |x| 2^(7 - e) <= 128: its floor is at most |x| 2^(7 - e); 127 caps the one value 2^e.
         int shift[g.mr] = {};
         for (int oo = 0; oo < tile && p * tile + oo < outer; ++oo) shift[oo] = 7 - f.e[o0 + p * tile + oo];
-        double scale[g.mr];
-        bool exotic = false;
-        const double* whole = whole_block(is_a, x, o0, outer, k0, kc, p, s, shift, scale, &exotic);
-        if (whole && loops.digits_full) {
-            loops.digits_full(is_a, whole, std::size_t(x.ld), scale, out, at);
-            return;
+        if (loops.digits_full) {  // else gather_scaled finds the scales itself
+            double scale[g.mr];
+            bool exotic = false;
+            if (const double* whole = whole_block(is_a, x, o0, outer, k0, kc, p, s, shift, scale, &exotic)) {
+                loops.digits_full(is_a, whole, std::size_t(x.ld), scale, out, at);
+                return;
+            }
         }
         gather_scaled(is_a, x, o0, outer, k0, kc, p, s, shift, v);
         loops.digits(v, out, at);
