@@ -73,8 +73,14 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
                  Int8OperandFacts* out, bool* seen) {
     const int count = o1 - o0;
     double mx[kGroup], low[kGroup], finite[kGroup], s1[kGroup] = {}, s2[kGroup] = {};
+    double least[kGroup], u1[kGroup], u2[kGroup];
     const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
-    if (real.x) {
+    // Rows contiguous in memory are read once: their sums are taken unscaled along the
+    // extremes, and scaled below where that gives the same bits.
+    const bool one_read = real.x && outer_contiguous;
+    if (one_read) {
+        loops.extremes_and_sums(real.x, real.ld, o0, count, depth, mx, low, finite, least, u1, u2);
+    } else if (real.x) {
         loops.extremes(real.x, real.ld, outer_contiguous, o0, count, depth, mx, low, finite);
     } else {
         for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
@@ -92,8 +98,16 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
         scale[o - o0] = std::ldexp(1.0, -e);  // below 2^1024: e >= -1074
         tiny = tiny || e < -1022;
     }
+    bool unscaled_exact = one_read && !tiny;
+    for (int i = 0; i < count && unscaled_exact; ++i)
+        unscaled_exact = int8_unscaled_sums_exact(mx[i], least[i], out->e[o0 + i]);
     // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
-    if (real.x && !tiny) {
+    if (unscaled_exact) {
+        for (int i = 0; i < count; ++i) {
+            s1[i] = u1[i] * scale[i];
+            s2[i] = u2[i] * scale[i] * scale[i];
+        }
+    } else if (real.x && !tiny) {
         loops.scaled_sums(real.x, real.ld, outer_contiguous, o0, count, depth, scale, s1, s2);
     } else {
         int exps[kGroup];
@@ -121,6 +135,18 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
 }
 
 }  // namespace
+
+// Scaling by a power of two commutes with a rounding to nearest as long as the operands and
+// the result stay in the normal range (or are 0): then the sums of |x| and x^2, taken in K order
+// unscaled and multiplied by 2^-e (twice for the squares), are the sums of |x| 2^-e and its
+// squares to the bit. That holds when every nonzero |x| is at least 2^-511 and 2^(e - 511) (so
+// x^2 and (|x| 2^-e)^2 are normal, and so is every partial sum of these nonnegative terms, at
+// least its largest term) and the largest at most 2^480 (so K < 2^31 squares sum below 2^991);
+// the final products by 2^-e are then normal too. A sufficient condition, chosen for its short
+// proof: a row spread over more than 2^511 takes the scaled second read.
+bool int8_unscaled_sums_exact(double mx, double least, int e) {
+    return mx <= 0x1p480 && least >= 0x1p-511 && least >= std::ldexp(1.0, e - 511);
+}
 
 const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int threads, Int8OperandFacts* out) {
     const int outer = as_rows ? x.rows : x.cols, depth = as_rows ? x.cols : x.rows;

@@ -24,6 +24,11 @@ struct Int8OperandFacts {
 
 constexpr int kLsbNone = 1 << 20;
 
+// Whether a row's sums of |x| and x^2 taken unscaled (Int8ResidueLoops::extremes_and_sums), times
+// 2^-e and twice 2^-e, are the sums of |x| 2^-e and its squares to the bit: mx and least are the
+// row's largest and least nonzero |x|, e its exponent (int8_facts.cc says why).
+bool int8_unscaled_sums_exact(double mx, double least, int e);
+
 // Reads op(X) once by rows (as_rows: op(A)) or columns (op(B)). nullptr, or "domain:nonfinite"
 // when an entry is Inf or NaN.
 const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int threads, Int8OperandFacts* out);

@@ -71,6 +71,11 @@ struct Int8ResidueLoops {
                      double* mx, double* low, double* finite);
     void (*scaled_sums)(const double* x, std::size_t ld, bool outer_contiguous, int o0, int count, int depth,
                         const double* scale, double* s1, double* s2);
+    // For rows contiguous in memory (x[o + l ld]), extremes' three and, in the same read, the
+    // least nonzero |x| (+inf where all are 0) and the unscaled sums of |x| and x^2, each row's
+    // in K order (set, not added to).
+    void (*extremes_and_sums)(const double* x, std::size_t ld, int o0, int count, int depth, double* mx,
+                              double* low, double* finite, double* least, double* s1, double* s2);
     // A whole block of an untransposed real operand, scaled, in the packed order (int8_pack.cc's
     // gather, whose plain loops handle every other case; null in the builds without a faster
     // one): v[packed position of (o, l)] = x(o, l) * scale[o] for the block's kInt8BlockOuter

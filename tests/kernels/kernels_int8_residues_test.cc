@@ -21,6 +21,7 @@ extern "C" {
 
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
+#include "kernels/int8/int8_facts.h"
 #include "tests/common/rng.h"
 #include "tests/kernels/isa_under_test.h"
 
@@ -381,6 +382,68 @@ void test_facts_match_definition(void**) {
     }
 }
 
+// The one-read loop of rows contiguous in memory (extremes_and_sums) against extremes and
+// scaled_sums: the same three extremes, the least nonzero |x| (+inf for a zero row), and sums
+// that, times 2^-e (twice for the squares), are scaled_sums' to the bit wherever
+// int8_unscaled_sums_exact lets the row through. Rows whose squares fall below 2^-1022
+// unscaled (every |x| below 2^-511) it must not: there the rescaled sums of squares differ.
+void test_one_read_sums_rescale_exactly(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    amxblas::test::Rng r(37);
+    const int o0 = 2, count = 40, depth = 301;
+    const std::size_t ld = o0 + count + 5;
+    int exact_rows = 0, differing = 0;
+    for (int trial = 0; trial < 12; ++trial) {
+        std::vector<double> x(std::size_t(depth) * ld, 5.0);
+        std::vector<int> kind(count);
+        for (int i = 0; i < count; ++i) {
+            kind[i] = (i + trial) % 5;
+            const int e = kind[i] == 1 ? 480 : kind[i] == 2 ? -500 : kind[i] == 3 ? -520 : int(r.uniform() * 40);
+            for (int l = 0; l < depth; ++l) {
+                const double sig = 1 + std::ldexp(double(r.next() >> 12), -52);
+                double v = std::ldexp(sig, e - 1 - int(std::fabs(r.uniform()) * (kind[i] == 2 ? 10 : 30)));
+                if (l % 7 == 3 || (kind[i] == 4 && trial % 2)) v = 0;
+                x[std::size_t(l) * ld + o0 + i] = (r.uniform() < 0 ? -1 : 1) * v;
+            }
+            if (!(kind[i] == 4 && trial % 2)) x[std::size_t((i * 13) % depth) * ld + o0 + i] = 0.75 * std::ldexp(1.0, e);
+        }
+        std::vector<double> mx(count), low(count), fin(count), least(count), u1(count), u2(count);
+        std::vector<double> mx2(count), low2(count), fin2(count), scale(count), s1(count, 0.0), s2(count, 0.0);
+        std::vector<int> e(count);
+        loops.extremes_and_sums(x.data(), ld, o0, count, depth, mx.data(), low.data(), fin.data(), least.data(),
+                                u1.data(), u2.data());
+        loops.extremes(x.data(), ld, true, o0, count, depth, mx2.data(), low2.data(), fin2.data());
+        for (int i = 0; i < count; ++i) {
+            double want_least = INFINITY;
+            for (int l = 0; l < depth; ++l) {
+                const double v = std::fabs(x[std::size_t(l) * ld + o0 + i]);
+                if (v != 0) want_least = std::min(want_least, v);
+            }
+            if (mx[i] != mx2[i] || low[i] != low2[i] || fin[i] != fin2[i] || least[i] != want_least)
+                fail_msg("isa %s, trial %d, row %d: max %a low %a finite %g least %a, want %a %a %g %a", isa_name(g_isa),
+                         trial, i, mx[i], low[i], fin[i], least[i], mx2[i], low2[i], fin2[i], want_least);
+            int ex = 0;
+            const double f = mx[i] != 0 ? std::frexp(mx[i], &ex) : 0.5;
+            e[i] = mx[i] == 0 ? 0 : f == 0.5 ? ex - 1 : ex;  // ceil(log2 max)
+            scale[i] = std::ldexp(1.0, -e[i]);
+        }
+        loops.scaled_sums(x.data(), ld, true, o0, count, depth, scale.data(), s1.data(), s2.data());
+        for (int i = 0; i < count; ++i) {
+            const double r1 = u1[i] * scale[i], r2 = u2[i] * scale[i] * scale[i];
+            if (kind[i] == 3 && int8_unscaled_sums_exact(mx[i], least[i], e[i]))
+                fail_msg("isa %s, trial %d, row %d: squares below 2^-1022 let through", isa_name(g_isa), trial, i);
+            if (kind[i] == 3) differing += r2 != s2[i];
+            if (!int8_unscaled_sums_exact(mx[i], least[i], e[i])) continue;
+            ++exact_rows;
+            if (r1 != s1[i] || r2 != s2[i])
+                fail_msg("isa %s, trial %d, row %d (e %d): rescaled sums %a %a, scaled %a %a", isa_name(g_isa), trial, i,
+                         e[i], r1, r2, s1[i], s2[i]);
+        }
+    }
+    assert_true(exact_rows >= 12 * 30);  // kinds 0, 1, 2 and 4 (zero rows included)
+    assert_true(differing > 0);
+}
+
 // Where a whole-block gather puts value (o, l) of a block: A's rows in runs of 64 K values, B's
 // columns in K quads of 16 columns (int8_pack.cc's packed order).
 int packed_position(bool is_a, int o, int l) {
@@ -477,6 +540,7 @@ int main() {
         cmocka_unit_test(test_crt_row_matches_definition),
         cmocka_unit_test(test_row_counts_match_definition),
         cmocka_unit_test(test_facts_match_definition),
+        cmocka_unit_test(test_one_read_sums_rescale_exactly),
         cmocka_unit_test(test_gather_full_matches_definition),
         cmocka_unit_test(test_digits_full_matches_definition),
     };

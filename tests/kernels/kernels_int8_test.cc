@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -528,12 +529,60 @@ void test_nonfinite_forwarded(void**) {
     assert_string_equal(why, "config:fp64-products");
 }
 
-// The facts pass (int8_facts.cc) against its definition, row by row in scalar code: the
-// exponent of the largest |x|, the least exponent of a set bit (frexp and the integer
-// significand), the scaled sums in K order and the bounds from them; rows (columns) stored
-// along K and across it, zero rows, powers of two, subnormals (rows scaled by more than 2^1022
-// included), entries near the overflow threshold and low set bits anywhere. Inf or NaN
-// anywhere forwards.
+// The facts of op(X) = X ('N', as rows and as columns) and X^T ('T', the same) against their
+// definition, row by row in scalar code: the exponent of the largest |x|, the least exponent of
+// a set bit (frexp and the integer significand), the scaled sums in K order and the bounds
+// from them.
+void check_facts_match_definition(const std::vector<double>& x, int rows, int cols, std::int64_t ld, int threads,
+                                  const char* label) {
+    for (int pass = 0; pass < 4; ++pass) {
+        const bool as_rows = pass % 2 == 0;
+        const char trans = pass < 2 ? 'N' : 'T';
+        OperandView<double> v{trans, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, x.data(), ld};
+        const int outer = as_rows ? v.rows : v.cols, depth = as_rows ? v.cols : v.rows;
+        const auto at = [&](int o, int l) {
+            const int i = as_rows ? o : l, j = as_rows ? l : o;  // op(X)(i, j)
+            return trans == 'N' ? x[std::size_t(j) * ld + i] : x[std::size_t(i) * ld + j];
+        };
+        Int8OperandFacts f;
+        assert_null(int8_operand_facts(v, as_rows, threads, &f));
+        bool any = false;
+        for (int o = 0; o < outer; ++o) {
+            double mx = 0;
+            int lsb = kLsbNone;
+            for (int l = 0; l < depth; ++l) {
+                const double a = std::fabs(at(o, l));
+                mx = std::max(mx, a);
+                if (a == 0) continue;
+                int ex;
+                const double m = std::frexp(a, &ex);
+                const std::uint64_t sig = std::uint64_t(std::ldexp(m, 53));
+                lsb = std::min(lsb, ex - 53 + __builtin_ctzll(sig));
+            }
+            const int e = mx != 0 ? ceil_log2(mx) : 0;
+            double s1 = 0, s2 = 0;
+            for (int l = 0; l < depth; ++l) {
+                const double a = std::ldexp(std::fabs(at(o, l)), -e);
+                s1 += a;
+                s2 += a * a;
+            }
+            any = any || mx != 0;
+            if (f.e[o] != e || f.lsb[o] != lsb || f.zero[o] != (mx == 0))
+                fail_msg("%s pass %d, %d of %d: e %d lsb %d zero %d, want %d %d %d", label, pass, o, outer, f.e[o],
+                         f.lsb[o], int(f.zero[o]), e, lsb, int(mx == 0));
+            if (mx == 0) continue;
+            const double n1 = s1 * (1 + 0x1p-20) + 0x1p-900;
+            const int nu = ceil_log2(std::sqrt(s2 * (1 + 0x1p-20) + 0x1p-900) * (1 + 0x1p-50));
+            if (f.n1[o] != n1 || f.nu[o] != nu)
+                fail_msg("%s pass %d, %d: n1 %a nu %d, want %a %d", label, pass, o, f.n1[o], f.nu[o], n1, nu);
+        }
+        assert_true(f.any_nonzero == any);
+    }
+}
+
+// The facts pass (int8_facts.cc) against its definition: rows (columns) stored along K and
+// across it, zero rows, powers of two, subnormals (rows scaled by more than 2^1022 included),
+// entries near the overflow threshold and low set bits anywhere. Inf or NaN anywhere forwards.
 void test_operand_facts_match_definition(void**) {
     kt::Rng r(23);
     for (int trial = 0; trial < 24; ++trial) {
@@ -555,49 +604,9 @@ void test_operand_facts_match_definition(void**) {
                 if (i % 41 == 7) v = std::ldexp(double(1 + r.below(1000)), -1074);        // tiny rows
                 x[std::size_t(j) * ld + i] = (r.below(2) ? -1 : 1) * v;
             }
-        for (int pass = 0; pass < 4; ++pass) {
-            const bool as_rows = pass % 2 == 0;
-            const char trans = pass < 2 ? 'N' : 'T';
-            OperandView<double> v{trans, trans == 'N' ? rows : cols, trans == 'N' ? cols : rows, x.data(), ld};
-            const int outer = as_rows ? v.rows : v.cols, depth = as_rows ? v.cols : v.rows;
-            const auto at = [&](int o, int l) {
-                const int i = as_rows ? o : l, j = as_rows ? l : o;  // op(X)(i, j)
-                return trans == 'N' ? x[std::size_t(j) * ld + i] : x[std::size_t(i) * ld + j];
-            };
-            Int8OperandFacts f;
-            assert_null(int8_operand_facts(v, as_rows, 1 + trial % 3, &f));
-            bool any = false;
-            for (int o = 0; o < outer; ++o) {
-                double mx = 0;
-                int lsb = kLsbNone;
-                for (int l = 0; l < depth; ++l) {
-                    const double a = std::fabs(at(o, l));
-                    mx = std::max(mx, a);
-                    if (a == 0) continue;
-                    int ex;
-                    const double m = std::frexp(a, &ex);
-                    const std::uint64_t sig = std::uint64_t(std::ldexp(m, 53));
-                    lsb = std::min(lsb, ex - 53 + __builtin_ctzll(sig));
-                }
-                const int e = mx != 0 ? ceil_log2(mx) : 0;
-                double s1 = 0, s2 = 0;
-                for (int l = 0; l < depth; ++l) {
-                    const double a = std::ldexp(std::fabs(at(o, l)), -e);
-                    s1 += a;
-                    s2 += a * a;
-                }
-                any = any || mx != 0;
-                if (f.e[o] != e || f.lsb[o] != lsb || f.zero[o] != (mx == 0))
-                    fail_msg("trial %d pass %d, %d of %d: e %d lsb %d zero %d, want %d %d %d", trial, pass, o, outer,
-                             f.e[o], f.lsb[o], int(f.zero[o]), e, lsb, int(mx == 0));
-                if (mx == 0) continue;
-                const double n1 = s1 * (1 + 0x1p-20) + 0x1p-900;
-                const int nu = ceil_log2(std::sqrt(s2 * (1 + 0x1p-20) + 0x1p-900) * (1 + 0x1p-50));
-                if (f.n1[o] != n1 || f.nu[o] != nu)
-                    fail_msg("trial %d pass %d, %d: n1 %a nu %d, want %a %d", trial, pass, o, f.n1[o], f.nu[o], n1, nu);
-            }
-            assert_true(f.any_nonzero == any);
-        }
+        char label[32];
+        std::snprintf(label, sizeof label, "trial %d", trial);
+        check_facts_match_definition(x, rows, cols, ld, 1 + trial % 3, label);
         // One Inf or NaN anywhere: the pass refuses, whichever the order.
         const std::size_t at_bad = std::size_t(r.below(cols)) * ld + r.below(rows);
         x[at_bad] = trial % 2 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::quiet_NaN();
@@ -611,6 +620,49 @@ void test_operand_facts_match_definition(void**) {
     }
 }
 
+// Rows contiguous in memory take their sums unscaled in the extremes' read and scale them after
+// (int8_facts.cc, unscaled_sums_exact): rows on either side of each of its limits, whose sums
+// the rescaling gets wrong where the row is let through past one (a square that is subnormal
+// scaled but not unscaled, or the reverse, loses bits in one and not the other).
+void test_operand_facts_one_read_limits(void**) {
+    kt::Rng r(29);
+    const int rows = 96, cols = 77;
+    const std::int64_t ld = rows + 3;
+    std::vector<double> x(std::size_t(ld) * cols);
+    for (int trial = 0; trial < 4; ++trial) {
+        for (int i = 0; i < rows; ++i) {
+            // the row's largest |x|, 3/4 2^e, and the class of its other values
+            int e = 0;
+            const int kind = (i + trial) % 8;
+            switch (kind) {
+                case 1: case 2: e = 300; break;  // one value at 2^(e - 511), or below it
+                case 3: e = 480; break;          // the largest allowed
+                case 4: e = 481; break;          // past it
+                case 5: e = -515; break;         // squares below 2^-1022 unscaled
+                case 6: e = -500; break;         // the least allowed
+                default: e = r.below(64) - 32; break;
+            }
+            for (int j = 0; j < cols; ++j) {
+                // 52 random bits of significand, so that a subnormal square loses some
+                const double sig = 1 + std::ldexp(double(r.next() >> 12), -52);
+                double v = std::ldexp(sig, e - 1 - r.below(kind == 6 ? 10 : 20));
+                if (kind == 1 && j % 5 == 0) v = std::ldexp(1.0, e - 511);
+                if (kind == 2 && j % 5 == 0) v = std::ldexp(sig, e - 540 + r.below(28));
+                if (kind == 5) v = std::ldexp(sig, e - 8 - r.below(10));
+                if (kind == 6 && j % 3 == 0) v = std::ldexp(1.0, -511);
+                if (kind == 7) v = j % 2 ? 0.0 : v;
+                if (trial == 3 && i % 11 == 4) v = 0;  // zero rows
+                x[std::size_t(j) * ld + i] = (r.below(2) ? -1 : 1) * v;
+            }
+            x[std::size_t(i % cols) * ld + i] = 0.75 * std::ldexp(1.0, e);
+            if (trial == 3 && i % 11 == 4) x[std::size_t(i % cols) * ld + i] = 0;
+        }
+        char label[32];
+        std::snprintf(label, sizeof label, "one read, trial %d", trial);
+        check_facts_match_definition(x, rows, cols, ld, 1 + trial % 2, label);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -619,6 +671,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_moduli_coprime_and_ranges),
         cmocka_unit_test(test_round_to_double),
         cmocka_unit_test(test_operand_facts_match_definition),
+        cmocka_unit_test(test_operand_facts_one_read_limits),
         cmocka_unit_test(test_times_pow2_is_ldexp),
         cmocka_unit_test(test_block_row_test_is_per_entry),
         cmocka_unit_test(test_every_count_failure_is_its_definition),

@@ -14,7 +14,7 @@ namespace amxblas::kernels::detail {
 
 const Int8ResidueLoops& int8_residue_loops_portable() {
     static const Int8ResidueLoops loops{int8_residues, int8_digits, int8_fold, int8_crt_row, int8_row_counts,
-                                             int8_extremes, int8_scaled_sums, nullptr, nullptr};
+                                             int8_extremes, int8_scaled_sums, int8_extremes_and_sums, nullptr, nullptr};
     return loops;
 }
 
