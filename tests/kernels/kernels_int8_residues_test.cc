@@ -229,7 +229,7 @@ void test_crt_row_matches_definition(void**) {
     for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
         const CrtBasis& b = crt_basis(c);
         for (int trial = 0; trial < 40; ++trial) {
-            const int count = trial % 4 == 3 ? 37 : kCrtRow;
+            const int count = trial % 8 == 3 ? 37 : trial % 8 == 7 ? 29 : kCrtRow;  // tails of 16, 8 and 1
             for (int e = 0; e < kStride; ++e) {
                 p[e] = e == 0 ? BigInt{} : reconstruction_case(r, b.range_bits, (e + trial) % 4);
                 for (int l = 0; l < c; ++l) {
