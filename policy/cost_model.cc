@@ -27,6 +27,11 @@ namespace {
 // Overhead: the routed call's fixed cost (thread-pool wake-up, workspace, set-up) as measured
 // on the reference row's machine (6-19 us; 15 us taken): an assumption that an AMX server wakes
 // its workers as fast; run A's VM needed about 100 us (its vCPUs on separate caches).
+// The INT8 engine's split + pack and reconstruction likewise: its AVX-512 loops at N = 2048
+// (16 moduli, fixed), the median of four runs of `amxblas_model_check --backend avx512 --routes
+// int8_16 --calibrate --shapes 2048x2048x2048` on the avx512 row's machine (split + pack 4.69,
+// 4.99, 5.20, 5.32 GB/s; reconstruction, folds and CRT and C's writes, 7.3e8, 7.9e8, 8.8e8,
+// 9.0e8 values/s, each value one modulus of one entry).
 constexpr CostConstants kCost_amx = {
     /*tiles=*/true, /*tdp=*/16, /*load=*/8, /*store=*/8, /*clock=*/2.0e9,
     /*step_s_fp32=*/0, /*step_s_fp64=*/0,
@@ -35,6 +40,9 @@ constexpr CostConstants kCost_amx = {
     /*recon fp32, fp64=*/7.45e9, 1.7e10,
     /*overhead=*/15e-6,
     /*blas fp32, fp64=*/0.90 * 64 * 2.0e9, 0.90 * 32 * 2.0e9,
+    /*tile_s fp32, fp64=*/0, 0,
+    /*step_s int8, tile_s int8=*/0, 0,
+    /*split_pack int8=*/5.1e9, /*recon int8=*/8.4e8,
 };
 
 // avx512: calibrated as the reference row is, on a 2-core AMD EPYC Zen 5 VM with AVX-512 BF16
@@ -50,6 +58,12 @@ constexpr CostConstants kCost_amx = {
 // faster still (60+ GFLOP/s per core): there the two errors partly cancel, and the predicted
 // speedups (0.2-0.5x) stay far below the 1.10x the model routes at, as the measured ones
 // (about 0.2x) do.
+// The INT8 engine (its VNNI micro-kernel, AVX-512 loops), the same sweep with `--routes int8_16`,
+// three runs, the means of their medians: 563 ns per 32 x 32 x 64 step (450, 634, 604; the fit
+// with a per-tile term is unstable on these short calls, from -577 to 199 ns, so none is
+// taken), split + pack 2.59 GB/s (2.82, 2.46, 2.50), reconstruction 5.9e8 values/s (6.4e8,
+// 5.7e8, 5.5e8). Its reconstruction is timed as the call's compute with products that do no
+// arithmetic (tests/bench/no_arith_kernels.h). At N = 1024-4096 the steps take 250-330 ns.
 constexpr CostConstants kCost_avx512 = {
     false, 0, 0, 0, 0,
     /*step_s_fp32=*/510e-9, /*step_s_fp64=*/470e-9,
@@ -59,6 +73,8 @@ constexpr CostConstants kCost_avx512 = {
     /*overhead=*/60e-6,
     /*blas fp32, fp64=*/39.0e9, 19.7e9,
     /*tile_s fp32, fp64=*/580e-9, 1590e-9,
+    /*step_s int8, tile_s int8=*/563e-9, 0,
+    /*split_pack int8=*/2.59e9, /*recon int8=*/5.9e8,
 };
 
 // reference: measured on a 2-core AMD EPYC Zen 3 without AVX-512, shared with other jobs
@@ -117,8 +133,9 @@ Int8Chunks int8_chunks(std::int64_t m, std::int64_t n, std::int64_t k, int layer
 // TDPBSSD does 16 x 16 x 64 multiply-adds where TDPBF16PS does 16 x 16 x 32, at the same
 // throughput (assumed: the optimization manual lists both at 16 cycles): 4 per 32 x 32 x 64
 // step, 4 TILELOADD per step, 4 TILESTORED per tile and K chunk. The vector backends are taken
-// at their FP64 BF16 step's time per multiply-add (twice a BF16 step's time per INT8 step), and
-// the split of residues at the FP64 split's rate per byte: assumptions, not measured.
+// at their INT8 step's time where the row has one (measured), else at their FP64 BF16 step's
+// time per multiply-add (twice a BF16 step's time per INT8 step: an assumption); the split and
+// reconstruction at the row's INT8 rates, else the FP64 BF16 route's (the reference row).
 void predict_int8(const CostInput& in, const CostConstants& c, int threads, CostPrediction* p) {
     const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
     const bool automatic = in.products == kernels::kFp64Auto;
@@ -140,6 +157,8 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
         p->tilestored = 4 * products * tiles * chunks_k;
         work_s = std::max(c.tdp_cycles * p->tdpbssd, c.load_cycles * p->tileloadd + c.store_cycles * p->tilestored) /
                  c.clock_hz;
+    } else if (c.step_s_int8 > 0) {
+        work_s = p->product_steps * c.step_s_int8 + products * tiles * c.tile_s_int8;
     } else {
         work_s = p->product_steps * 2 * c.step_s_fp64;
     }
@@ -149,7 +168,7 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
     // FP64 by the CRT once (auto: the magnitudes added into FP64 per chunk); then C is written.
     const double values = products * ru(m) * ru(n) * chunks_k + double(m) * n;
     p->recon_values = values;
-    p->reconstruct_s = values / c.recon_values_s_fp64 * per_thread;
+    p->reconstruct_s = values / (c.recon_values_s_int8 > 0 ? c.recon_values_s_int8 : c.recon_values_s_fp64) * per_thread;
 
     // Split + pack: one read of each operand for its facts; then op(A) is packed once per
     // super-block column (once in all with K in one chunk) and op(B) once per row, reading 8
@@ -165,7 +184,7 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
     double sp_bytes = a_bytes + b_bytes + packs(ch, count);
     if (automatic) sp_bytes += packs(int8_chunks(m, n, k, 1, true, threads), 1);
     p->split_pack_bytes = sp_bytes;
-    p->split_pack_s = sp_bytes / c.split_pack_bytes_s_fp64 / threads;
+    p->split_pack_s = sp_bytes / (c.split_pack_bytes_s_int8 > 0 ? c.split_pack_bytes_s_int8 : c.split_pack_bytes_s_fp64) / threads;
     finish(in, c, threads, p);
 }
 

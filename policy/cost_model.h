@@ -44,6 +44,11 @@ struct CostConstants {
     // Vector backends: seconds per product and 32 x 32 output tile, on top of its steps (the
     // tile's accumulators set up, stored and widened: what a short K does not amortise).
     double tile_s_fp32 = 0, tile_s_fp64 = 0;
+    // The INT8 engine where measured (0: the FP64 BF16 route's rates stand in): seconds per
+    // 32 x 32 x 64 INT8 step and per tile (vector backends), its facts + residue split and
+    // pack in bytes/s, and its reconstruction (folds, CRT, C's writes) in values/s.
+    double step_s_int8 = 0, tile_s_int8 = 0;
+    double split_pack_bytes_s_int8 = 0, recon_values_s_int8 = 0;
 };
 
 const CostConstants& cost_constants(kernels::Backend b);

@@ -1,16 +1,7 @@
 // The phases of an FP64 call that AMX would not remove, measured on this machine's code with the
-// tile work taken out, and part 2 of amxblas_bench_int8 (the INT8 split + pack against memcpy).
-//
-// How the tile work is taken out: RunOptions::microkernels (the expert hook) hands the driver a
-// set whose product and product_s8 do no arithmetic and fill their tile with a constant, so
-// the whole call runs as it does (facts, packing of every super-block, the certificate, the
-// accumulator adds, the reconstruction) except the products. The reference products are
-// scalar (minutes per call at N = 2048), so without this no phase could be measured at the
-// model's sizes here. What the constant stands for: a typical magnitude sum on uniform data
-// (INT8: digits of mean 63.5, so 4032 per term; BF16: 0.25 per term), so that the certificates
-// see lower bounds of the right size; the certificate's test reads every count per entry
-// whatever the values (int8_certificate.cc passes()), so its time does not depend on them.
-// C is garbage after such a call: only its PhaseTimes are read.
+// tile work taken out (tests/bench/no_arith_kernels.h: the whole call runs but the products),
+// and part 2 of amxblas_bench_int8 (the INT8 split + pack against memcpy). C is garbage after
+// such a call: only its PhaseTimes are read.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -24,32 +15,9 @@
 #include "kernels/runtime/cpu_features.h"
 #include "tests/bench/bench_int8.h"
 #include "tests/bench/bench_int8_phases.h"
+#include "tests/bench/no_arith_kernels.h"
 
 namespace amxblas::bench {
-namespace {
-
-void no_arith_product(int ksteps, const kernels::bf16_t*, const kernels::bf16_t*, float* c, int ldc) {
-    const float v = float(ksteps) * kernels::kAmxGeometry.kstep * 0.25f;
-    for (int r = 0; r < kernels::kAmxGeometry.mr; ++r) std::fill_n(c + std::size_t(r) * ldc, kernels::kAmxGeometry.nr, v);
-}
-
-void no_arith_product_s8(int ksteps, const std::int8_t*, const std::int8_t*, std::int32_t* c, int ldc) {
-    const std::int32_t v = ksteps * kernels::kAmxInt8Geometry.kstep * 4032;  // below 2^31 / 4 for 1024 K
-    for (int r = 0; r < kernels::kAmxInt8Geometry.mr; ++r)
-        std::fill_n(c + std::size_t(r) * ldc, kernels::kAmxInt8Geometry.nr, v);
-}
-
-const kernels::MicroKernels& no_arith_kernels() {
-    static const kernels::MicroKernels mk = [] {
-        kernels::MicroKernels k = kernels::microkernels_for(kernels::Backend::reference);
-        k.product = no_arith_product;
-        k.product_s8 = no_arith_product_s8;
-        return k;
-    }();
-    return mk;
-}
-
-}  // namespace
 
 const char* untiled_call(const Int8Options& o, kernels::Fp64Engine engine, int products, const Shape& s,
                          const std::vector<double>& a, const std::vector<double>& b, std::vector<double>* c,

@@ -4,8 +4,12 @@
 // the whole sweep after a warm-up round; the model's prediction for the same threads beside them.
 //   amxblas_model_check [--backend B] [--threads T] [--reps R] [--routes "fp32 fp64_6"]
 //                       [--shapes "MxNxK ..."] [--calibrate]
+// Routes: fp32, fp64_P (the BF16 engine, P products) and int8_C (the INT8 engine, C moduli).
 // --calibrate also prints the per-core rates each measurement implies (the constants of
-// policy/cost_model.cc), phase by phase from kernels::PhaseTimes, and their medians.
+// policy/cost_model.cc), phase by phase from kernels::PhaseTimes, and their medians. The INT8
+// engine does not time its reconstruction apart from its products: each int8 row also runs the
+// call with products that do no arithmetic (tests/bench/no_arith_kernels.h), whose compute time
+// is the reconstruction's, and the products' is the difference.
 #include <cblas.h>
 
 #include <algorithm>
@@ -21,9 +25,11 @@
 
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
+#include "kernels/int8/crt_basis.h"
 #include "kernels/isa/backend.h"
 #include "kernels/scan/operand_scan.h"
 #include "policy/cost_model.h"
+#include "tests/bench/no_arith_kernels.h"
 #include "tests/bench/real_blas_threads.h"
 #include "tests/common/rng.h"
 
@@ -62,12 +68,15 @@ struct Case {
     Shape s;
     std::string route;
     bool fp64;
+    bool int8;     // the INT8 engine (fp64 too)
+    bool untiled;  // int8 with --calibrate: time the call without products too
     int products;
     const kernels::Variant* v;
     std::vector<float> af, bf, cf;
     std::vector<double> ad, bd, cd;
     std::vector<double> routed, blas, scans;
     std::vector<kernels::PhaseTimes> phases;
+    std::vector<double> untiled_compute;  // int8 with --calibrate: compute_s without products
 };
 
 template <typename T>
@@ -79,6 +88,7 @@ void run_once(Case& c, const std::vector<T>& a, const std::vector<T>& b, std::ve
     opt.backend = backend;
     opt.threads = threads;
     opt.fp64_products = c.products;
+    if (c.int8) opt.fp64_engine = kernels::Fp64Engine::int8;
     kernels::PhaseTimes pt;
     opt.times = &pt;
     bench::wait_for_real_blas_threads_to_sleep();
@@ -96,6 +106,15 @@ void run_once(Case& c, const std::vector<T>& a, const std::vector<T>& b, std::ve
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0, a.data(), s.m, b.data(), s.k, 0.0,
                     out.data(), s.m);
     const double t_blas = now_s() - t0;
+    if (c.int8 && c.untiled) {  // the same call without products: its compute is the reconstruction
+        kernels::RunOptions u = opt;
+        kernels::PhaseTimes ut;
+        u.backend = kernels::Backend::reference;  // the no-arithmetic set stands in for its kernels
+        u.microkernels = &bench::no_arith_kernels();
+        u.times = &ut;
+        bench::wait_for_real_blas_threads_to_sleep();
+        if (!kernels::emulate_gemm(g, u) && record) c.untiled_compute.push_back(ut.compute_s);
+    }
     if (!record) return;
     c.routed.push_back(t_routed);
     c.blas.push_back(t_blas);
@@ -159,9 +178,14 @@ int main(int argc, char** argv) {
             c.s = sh;
             c.route = route;
             c.fp64 = route != "fp32";
+            c.int8 = route.compare(0, 5, "int8_") == 0;
+            c.untiled = c.int8 && calibrate;
             c.products = c.fp64 ? std::atoi(route.c_str() + 5) : 6;
-            c.v = c.fp64 ? kernels::fp64_variant(c.products) : &kernels::kVariants[0];
-            if (!c.v) continue;
+            c.v = c.int8 ? &kernels::kVariants[0] : c.fp64 ? kernels::fp64_variant(c.products) : &kernels::kVariants[0];
+            if (!c.v || (c.int8 && (c.products < kernels::kInt8MinModuli || c.products > kernels::kInt8MaxModuli))) {
+                std::fprintf(stderr, "amxblas_model_check: unknown route %s\n", route.c_str());
+                return 2;
+            }
             test::Rng r(7);
             const std::size_t na = std::size_t(sh.m) * sh.k, nb = std::size_t(sh.k) * sh.n, nc = std::size_t(sh.m) * sh.n;
             if (c.fp64) {
@@ -197,6 +221,7 @@ int main(int argc, char** argv) {
             in.m = s.m, in.n = s.n, in.k = s.k;
             in.products = products;
             in.slices = v->slices;
+            if (c.int8) in.engine = kernels::Fp64Engine::int8;
             in.backend = backend;
             in.threads = threads;
             const CostPrediction p = predict_cost(in);
@@ -213,13 +238,15 @@ int main(int argc, char** argv) {
             // The per-core rates this run implies (what policy/cost_model.cc's table holds).
             const double per_thread = std::ceil(double(p.blocks) / threads) / double(p.blocks);
             const kernels::PhaseTimes& t = me.phases;
-            const std::string pre = fp64 ? "fp64." : "fp32.";
-            rates[pre + "step_s"].push_back((t.compute_s - t.reconstruct_s) / per_thread / p.product_steps);
+            const std::string pre = c.int8 ? "int8." : fp64 ? "fp64." : "fp32.";
+            // The INT8 engine's reconstruction: the compute time of the same call without products.
+            const double recon_s = c.int8 ? median(c.untiled_compute) : t.reconstruct_s;
+            rates[pre + "step_s"].push_back((t.compute_s - recon_s) / per_thread / p.product_steps);
             // Each row's point for the fit of step_s + tile_s / (steps per tile), printed below.
-            const double steps_per_tile = std::ceil(s.k / 32.0);
+            const double steps_per_tile = std::ceil(s.k / (c.int8 ? 64.0 : 32.0));
             fits[pre].push_back({1 / steps_per_tile, rates[pre + "step_s"].back()});
             if (t.split_pack_s > 0) rates[pre + "split_pack_bytes_s"].push_back(p.split_pack_bytes / (t.split_pack_s * threads));
-            if (t.reconstruct_s > 0) rates[pre + "recon_values_s"].push_back(p.recon_values * per_thread / t.reconstruct_s);
+            if (recon_s > 0) rates[pre + "recon_values_s"].push_back(p.recon_values * per_thread / recon_s);
             if (!fp64 && me.scan_s > 0) rates["fp32.scan_bytes_s"].push_back(p.scan_bytes / (me.scan_s * threads));
             rates[pre + "blas_flops_s"].push_back(p.blas_flops / (me.blas_s * threads));
             rates[pre + "overhead_s"].push_back(me.routed_s - me.scan_s - t.split_pack_s - t.compute_s -
@@ -227,7 +254,7 @@ int main(int argc, char** argv) {
             std::printf("    implied: step %.0f ns, split+pack %.2f GB/s, recon %.3g values/s, overhead %.0f us\n",
                         1e9 * rates[pre + "step_s"].back(),
                         t.split_pack_s > 0 ? 1e-9 * rates[pre + "split_pack_bytes_s"].back() : 0.0,
-                        t.reconstruct_s > 0 ? rates[pre + "recon_values_s"].back() : 0.0,
+                        recon_s > 0 ? rates[pre + "recon_values_s"].back() : 0.0,
                         1e6 * rates[pre + "overhead_s"].back());
         }
     }
