@@ -59,12 +59,37 @@ void in_storage_order(bool outer_contiguous, int o0, int o1, int depth, Each&& e
     }
 }
 
-// Where a group's facts come from: a real view's storage (x, ld: the loops above), or any view
-// through at(o, l) (complex views, and real groups with a row scaled below 2^-1022).
+// Where a group's facts come from: a real view's storage (x, ld: the loops above), or a
+// complex view's magnitudes copied chunk by chunk into rows along K (complex below), or any view
+// through at(o, l) (real groups with a row scaled below 2^-1022, and complex ones then).
 struct RealStorage {
     const double* x = nullptr;  // null: read through at(o, l)
     std::size_t ld = 0;
+    const OperandView<double>* complex = nullptr;  // a complex view, read as rows (as_rows) or columns
+    bool as_rows = true;
 };
+
+// A chunk of a complex view's magnitudes: |op(X')(o, l)| (as rows; op(X')(l, o) as columns) for
+// o in o0 .. o0 + count - 1 and l in c0 .. c0 + w - 1, at buf[(o - o0) w + l - c0]. Each stored
+// entry gives two values of op(X') (operand_element.h): row i of A' holds op(A)(i, l / 2)'s part
+// l % 2; column 2j + f of B' holds op(B)(l / 2, j)'s part (l % 2) XOR f (its signs do not count
+// here). So the facts loops see each row's values in its K order, as element() gives them.
+void complex_magnitudes(const OperandView<double>& x, bool as_rows, int o0, int count, int c0, int w, double* buf) {
+    const bool is_a = as_rows;  // complex_a by rows, complex_b by columns (int8_operand_facts)
+    const std::size_t ld = std::size_t(x.ld);
+    // The stored entry of (idx, k) (A': op(A)(idx, k); B': op(B)(k, idx)) is at base + k step.
+    const bool k_contiguous = is_a ? x.trans != 'N' : x.trans == 'N';
+    const std::size_t step = k_contiguous ? 1 : ld;
+    for (int r = 0; r < count; ++r) {
+        const int o = o0 + r, idx = is_a ? o : o / 2, flip = is_a ? 0 : o % 2;
+        const double* base = x.x + 2 * (k_contiguous ? std::size_t(idx) * ld : std::size_t(idx));
+        double* row = buf + std::size_t(r) * w;
+        for (int l = c0; l < c0 + w; ++l) row[l - c0] = std::fabs(base[2 * (std::size_t(l >> 1) * step) + ((l & 1) ^ flip)]);
+    }
+}
+
+// Values of a complex chunk's buffer (64 KiB on the worker's stack).
+constexpr int kChunkValues = 8192;
 
 // One task's rows (columns) o0 .. o1 - 1, their entries read by at(o, l). Each row's sums run
 // in K order whatever the storage order. False where an entry is Inf or NaN.
@@ -78,10 +103,31 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
     // Rows contiguous in memory are read once: their sums are taken unscaled along the
     // extremes, and scaled below where that gives the same bits.
     const bool one_read = real.x && outer_contiguous;
+    // A complex group's chunks: every row's values of K indices c0 .. c0 + w - 1, each row along K.
+    alignas(64) double chunk[kChunkValues];
+    const int width = std::max(1, kChunkValues / std::max(count, 1));
+    const auto each_chunk = [&](auto&& body) {
+        for (int c0 = 0; c0 < depth; c0 += width) {
+            const int w = std::min(width, depth - c0);
+            complex_magnitudes(*real.complex, real.as_rows, o0, count, c0, w, chunk);
+            body(w);
+        }
+    };
     if (one_read) {
         loops.extremes_and_sums(real.x, real.ld, o0, count, depth, mx, low, finite, least, u1, u2);
     } else if (real.x) {
         loops.extremes(real.x, real.ld, outer_contiguous, o0, count, depth, mx, low, finite);
+    } else if (real.complex) {  // the extremes of each chunk, folded (in any order: maxima and minima)
+        for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
+        each_chunk([&](int w) {
+            double cmx[kGroup], clow[kGroup], cfin[kGroup];
+            loops.extremes(chunk, std::size_t(w), false, 0, count, w, cmx, clow, cfin);
+            for (int i = 0; i < count; ++i) {
+                mx[i] = cmx[i] > mx[i] ? cmx[i] : mx[i];
+                low[i] = clow[i] < low[i] ? clow[i] : low[i];
+                finite[i] = cfin[i] < finite[i] ? cfin[i] : finite[i];
+            }
+        });
     } else {
         for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
         in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
@@ -109,6 +155,8 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
         }
     } else if (real.x && !tiny) {
         loops.scaled_sums(real.x, real.ld, outer_contiguous, o0, count, depth, scale, s1, s2);
+    } else if (real.complex && !tiny) {  // each row's sums go on from chunk to chunk, in K order
+        each_chunk([&](int w) { loops.scaled_sums(chunk, std::size_t(w), false, 0, count, w, scale, s1, s2); });
     } else {
         int exps[kGroup];
         for (int o = o0; o < o1; ++o) exps[o - o0] = out->e[o];
@@ -171,7 +219,8 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
                              outer_contiguous, o0, o1, depth, out, &seen);
         else  // complex views: two values per stored entry, the same order as a real one's
             ok = group_facts([&](int o, int l) { return as_rows ? element(x, o, l) : element(x, l, o); },
-                             RealStorage{}, outer_contiguous, o0, o1, depth, out, &seen);
+                             RealStorage{nullptr, 0, (x.kind == Interleave::complex_a) == as_rows ? &x : nullptr, as_rows},
+                             outer_contiguous, o0, o1, depth, out, &seen);
         if (!ok) bad = true;
         if (seen) any = true;
     });

@@ -19,6 +19,7 @@
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_pack.h"
 #include "kernels/pack/fp64_exponents.h"
+#include "kernels/pack/operand_element.h"
 #include "kernels/int8/int8_facts.h"
 #include "kernels/int8/int8_refine.h"
 #include "tests/kernels/fp64_cases.h"
@@ -620,6 +621,74 @@ void test_operand_facts_match_definition(void**) {
     }
 }
 
+// The facts of a complex view (complex_gemm.cc's A' by rows, B' by columns) against their
+// definition through element(), the packer's own reading of the view: the magnitudes are copied
+// chunk by chunk into rows along K (int8_facts.cc complex_magnitudes), so the chunks' seams,
+// both storage orders, 'C', zero rows and rows scaled below 2^-1022 (the generic path) are
+// exercised; the sums must come out in K order to the bit.
+void test_complex_facts_match_definition(void**) {
+    kt::Rng r(41);
+    for (int trial = 0; trial < 12; ++trial) {
+        const bool is_a = trial % 2 == 0;
+        const char trans = "NTC"[(trial / 2) % 3];
+        const int outer_c = 1 + r.below(trial < 6 ? 300 : 40), k = 1 + r.below(trial < 6 ? 120 : 400);
+        // op(A) is outer_c x k (complex), op(B) k x outer_c; stored untransposed for 'N'.
+        const bool stored_n = trans == 'N';
+        const int srows = is_a ? (stored_n ? outer_c : k) : (stored_n ? k : outer_c);
+        const int scols = is_a ? (stored_n ? k : outer_c) : (stored_n ? outer_c : k);
+        const std::int64_t ld = srows + r.below(3);
+        std::vector<double> x(2 * std::size_t(ld) * scols, 0.0);
+        for (int j = 0; j < scols; ++j)
+            for (int i = 0; i < srows; ++i)
+                for (int part = 0; part < 2; ++part) {
+                    double v = r.uniform();
+                    switch ((i * 5 + j * 3 + part + trial) % 7) {
+                        case 0: v = 0; break;
+                        case 1: v = std::ldexp(v, r.below(80) - 40); break;
+                        case 2: v = std::ldexp(double(r.next() >> 11), r.below(60) - 100); break;
+                        default: break;
+                    }
+                    const int outer_index = is_a == stored_n ? i : j;  // the entry's op(A) row or op(B) column
+                    if (outer_index % 23 == 4) v = 0;                                          // zero rows
+                    if (outer_index % 29 == 9) v = std::ldexp(double(1 + r.below(1000)), -1074);  // tiny rows
+                    x[2 * (std::size_t(j) * ld + i) + part] = v;
+                }
+        const OperandView<double> v = is_a ? OperandView<double>{trans, outer_c, 2 * k, x.data(), ld, Interleave::complex_a}
+                                           : OperandView<double>{trans, 2 * k, 2 * outer_c, x.data(), ld, Interleave::complex_b};
+        Int8OperandFacts f;
+        assert_null(int8_operand_facts(v, is_a, 1 + trial % 2, &f));
+        const int outer = is_a ? v.rows : v.cols, depth = is_a ? v.cols : v.rows;
+        for (int o = 0; o < outer; ++o) {
+            double mx = 0;
+            int lsb = kLsbNone;
+            for (int l = 0; l < depth; ++l) {
+                const double a = std::fabs(is_a ? element(v, o, l) : element(v, l, o));
+                mx = std::max(mx, a);
+                if (a == 0) continue;
+                int ex;
+                const double m = std::frexp(a, &ex);
+                lsb = std::min(lsb, ex - 53 + __builtin_ctzll(std::uint64_t(std::ldexp(m, 53))));
+            }
+            const int e = mx != 0 ? ceil_log2(mx) : 0;
+            double s1 = 0, s2 = 0;
+            for (int l = 0; l < depth; ++l) {
+                const double a = std::ldexp(std::fabs(is_a ? element(v, o, l) : element(v, l, o)), -e);
+                s1 += a;
+                s2 += a * a;
+            }
+            if (f.e[o] != e || f.lsb[o] != lsb || f.zero[o] != (mx == 0))
+                fail_msg("trial %d (%s %c), %d of %d: e %d lsb %d zero %d, want %d %d %d", trial, is_a ? "A'" : "B'", trans,
+                         o, outer, f.e[o], f.lsb[o], int(f.zero[o]), e, lsb, int(mx == 0));
+            if (mx == 0) continue;
+            const double n1 = s1 * (1 + 0x1p-20) + 0x1p-900;
+            const int nu = ceil_log2(std::sqrt(s2 * (1 + 0x1p-20) + 0x1p-900) * (1 + 0x1p-50));
+            if (f.n1[o] != n1 || f.nu[o] != nu)
+                fail_msg("trial %d (%s %c), %d: n1 %a nu %d, want %a %d", trial, is_a ? "A'" : "B'", trans, o, f.n1[o],
+                         f.nu[o], n1, nu);
+        }
+    }
+}
+
 // Rows contiguous in memory take their sums unscaled in the extremes' read and scale them after
 // (int8_facts.cc, unscaled_sums_exact): rows on either side of each of its limits, whose sums
 // the rescaling gets wrong where the row is let through past one (a square that is subnormal
@@ -672,6 +741,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_round_to_double),
         cmocka_unit_test(test_operand_facts_match_definition),
         cmocka_unit_test(test_operand_facts_one_read_limits),
+        cmocka_unit_test(test_complex_facts_match_definition),
         cmocka_unit_test(test_times_pow2_is_ldexp),
         cmocka_unit_test(test_block_row_test_is_per_entry),
         cmocka_unit_test(test_every_count_failure_is_its_definition),
