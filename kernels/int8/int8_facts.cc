@@ -62,7 +62,7 @@ void in_storage_order(bool outer_contiguous, int o0, int o1, int depth, Each&& e
 // Where a group's facts come from: a real view's storage (x, ld: the loops above), or a
 // complex view's magnitudes copied chunk by chunk into rows along K (complex below), or any view
 // through at(o, l) (real groups with a row scaled below 2^-1022, and complex ones then).
-struct RealStorage {
+struct GroupSource {
     const double* x = nullptr;  // null: read through at(o, l)
     std::size_t ld = 0;
     const OperandView<double>* complex = nullptr;  // a complex view, read as rows (as_rows) or columns
@@ -88,46 +88,59 @@ void complex_magnitudes(const OperandView<double>& x, bool as_rows, int o0, int 
     }
 }
 
-// Values of a complex chunk's buffer (64 KiB on the worker's stack).
-constexpr int kChunkValues = 8192;
+// A complex group's chunk of magnitudes: at most kStreamGroup rows (int8_operand_facts) of 64
+// K values, 16 KiB in the frame of the two passes below, not in group_facts'.
+constexpr int kChunkValues = 2048;
+constexpr int kChunkWidth = kChunkValues / kStreamGroup;
+
+// The extremes of a complex group's rows, chunk by chunk, folded (maxima and minima: any order).
+[[gnu::noinline]] void complex_extremes(const GroupSource& src, int o0, int count, int depth, double* mx, double* low,
+                                        double* finite) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
+    alignas(64) double chunk[kChunkValues];
+    double cmx[kStreamGroup], clow[kStreamGroup], cfin[kStreamGroup];
+    for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
+    for (int c0 = 0; c0 < depth; c0 += kChunkWidth) {
+        const int w = std::min(kChunkWidth, depth - c0);
+        complex_magnitudes(*src.complex, src.as_rows, o0, count, c0, w, chunk);
+        loops.extremes(chunk, std::size_t(w), false, 0, count, w, cmx, clow, cfin);
+        for (int i = 0; i < count; ++i) {
+            mx[i] = cmx[i] > mx[i] ? cmx[i] : mx[i];
+            low[i] = clow[i] < low[i] ? clow[i] : low[i];
+            finite[i] = cfin[i] < finite[i] ? cfin[i] : finite[i];
+        }
+    }
+}
+
+// The scaled sums of a complex group's rows: each row's go on from chunk to chunk, in K order.
+[[gnu::noinline]] void complex_scaled_sums(const GroupSource& src, int o0, int count, int depth, const double* scale,
+                                           double* s1, double* s2) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
+    alignas(64) double chunk[kChunkValues];
+    for (int c0 = 0; c0 < depth; c0 += kChunkWidth) {
+        const int w = std::min(kChunkWidth, depth - c0);
+        complex_magnitudes(*src.complex, src.as_rows, o0, count, c0, w, chunk);
+        loops.scaled_sums(chunk, std::size_t(w), false, 0, count, w, scale, s1, s2);
+    }
+}
 
 // One task's rows (columns) o0 .. o1 - 1, their entries read by at(o, l). Each row's sums run
 // in K order whatever the storage order. False where an entry is Inf or NaN.
 template <typename At>
-bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, int o1, int depth,
+bool group_facts(const At& at, GroupSource real, bool outer_contiguous, int o0, int o1, int depth,
                  Int8OperandFacts* out, bool* seen) {
     const int count = o1 - o0;
-    double mx[kGroup], low[kGroup], finite[kGroup], s1[kGroup] = {}, s2[kGroup] = {};
-    double least[kGroup], u1[kGroup], u2[kGroup];
+    double mx[kGroup], low[kGroup], finite[kGroup], s1[kGroup], s2[kGroup], least[kGroup];
     const detail::Int8ResidueLoops& loops = *isa_kernels().int8_residues;
     // Rows contiguous in memory are read once: their sums are taken unscaled along the
-    // extremes, and scaled below where that gives the same bits.
+    // extremes (into s1 and s2), and scaled below where that gives the same bits.
     const bool one_read = real.x && outer_contiguous;
-    // A complex group's chunks: every row's values of K indices c0 .. c0 + w - 1, each row along K.
-    alignas(64) double chunk[kChunkValues];
-    const int width = std::max(1, kChunkValues / std::max(count, 1));
-    const auto each_chunk = [&](auto&& body) {
-        for (int c0 = 0; c0 < depth; c0 += width) {
-            const int w = std::min(width, depth - c0);
-            complex_magnitudes(*real.complex, real.as_rows, o0, count, c0, w, chunk);
-            body(w);
-        }
-    };
     if (one_read) {
-        loops.extremes_and_sums(real.x, real.ld, o0, count, depth, mx, low, finite, least, u1, u2);
+        loops.extremes_and_sums(real.x, real.ld, o0, count, depth, mx, low, finite, least, s1, s2);
     } else if (real.x) {
         loops.extremes(real.x, real.ld, outer_contiguous, o0, count, depth, mx, low, finite);
-    } else if (real.complex) {  // the extremes of each chunk, folded (in any order: maxima and minima)
-        for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
-        each_chunk([&](int w) {
-            double cmx[kGroup], clow[kGroup], cfin[kGroup];
-            loops.extremes(chunk, std::size_t(w), false, 0, count, w, cmx, clow, cfin);
-            for (int i = 0; i < count; ++i) {
-                mx[i] = cmx[i] > mx[i] ? cmx[i] : mx[i];
-                low[i] = clow[i] < low[i] ? clow[i] : low[i];
-                finite[i] = cfin[i] < finite[i] ? cfin[i] : finite[i];
-            }
-        });
+    } else if (real.complex) {
+        complex_extremes(real, o0, count, depth, mx, low, finite);
     } else {
         for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
         in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
@@ -147,25 +160,28 @@ bool group_facts(const At& at, RealStorage real, bool outer_contiguous, int o0, 
     bool unscaled_exact = one_read && !tiny;
     for (int i = 0; i < count && unscaled_exact; ++i)
         unscaled_exact = int8_unscaled_sums_exact(mx[i], least[i], out->e[o0 + i]);
-    // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
     if (unscaled_exact) {
         for (int i = 0; i < count; ++i) {
-            s1[i] = u1[i] * scale[i];
-            s2[i] = u2[i] * scale[i] * scale[i];
+            s1[i] *= scale[i];
+            s2[i] = s2[i] * scale[i] * scale[i];
         }
-    } else if (real.x && !tiny) {
-        loops.scaled_sums(real.x, real.ld, outer_contiguous, o0, count, depth, scale, s1, s2);
-    } else if (real.complex && !tiny) {  // each row's sums go on from chunk to chunk, in K order
-        each_chunk([&](int w) { loops.scaled_sums(chunk, std::size_t(w), false, 0, count, w, scale, s1, s2); });
     } else {
-        int exps[kGroup];
-        for (int o = o0; o < o1; ++o) exps[o - o0] = out->e[o];
-        in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
-            const int e = exps[o - o0];
-            const double v = e >= -1022 ? std::fabs(at(o, l)) * scale[o - o0] : std::ldexp(std::fabs(at(o, l)), -e);
-            s1[o - o0] += v;
-            s2[o - o0] += v * v;
-        });
+        // Scaled by 2^-e every value is in [-1, 1] (std::ldexp where 2^-e itself would overflow).
+        for (int i = 0; i < count; ++i) s1[i] = 0, s2[i] = 0;
+        if (real.x && !tiny) {
+            loops.scaled_sums(real.x, real.ld, outer_contiguous, o0, count, depth, scale, s1, s2);
+        } else if (real.complex && !tiny) {
+            complex_scaled_sums(real, o0, count, depth, scale, s1, s2);
+        } else {
+            int exps[kGroup];
+            for (int o = o0; o < o1; ++o) exps[o - o0] = out->e[o];
+            in_storage_order(outer_contiguous, o0, o1, depth, [&](int o, int l) {
+                const int e = exps[o - o0];
+                const double v = e >= -1022 ? std::fabs(at(o, l)) * scale[o - o0] : std::ldexp(std::fabs(at(o, l)), -e);
+                s1[o - o0] += v;
+                s2[o - o0] += v * v;
+            });
+        }
     }
     for (int o = o0; o < o1; ++o) {
         const int i = o - o0;
@@ -210,16 +226,17 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
     // o so + l sl; any other through element().
     const bool outer_contiguous = as_rows ? x.trans == 'N' : x.trans != 'N';
     const std::size_t ld = std::size_t(x.ld), so = outer_contiguous ? 1 : ld, sl = outer_contiguous ? ld : 1;
-    const int group = group_size(outer_contiguous, outer, threads);
+    // Complex groups take kStreamGroup rows whatever their storage (complex_extremes' chunks).
+    const int group = x.kind == Interleave::real ? group_size(outer_contiguous, outer, threads) : kStreamGroup;
     parallel_for(threads, (outer + group - 1) / group, [&](int grp, int) {
         const int o0 = grp * group, o1 = std::min(outer, o0 + group);
         bool seen = false, ok;
         if (x.kind == Interleave::real)
-            ok = group_facts([&](int o, int l) { return x.x[o * so + l * sl]; }, RealStorage{x.x, ld},
+            ok = group_facts([&](int o, int l) { return x.x[o * so + l * sl]; }, GroupSource{x.x, ld},
                              outer_contiguous, o0, o1, depth, out, &seen);
         else  // complex views: two values per stored entry, the same order as a real one's
             ok = group_facts([&](int o, int l) { return as_rows ? element(x, o, l) : element(x, l, o); },
-                             RealStorage{nullptr, 0, (x.kind == Interleave::complex_a) == as_rows ? &x : nullptr, as_rows},
+                             GroupSource{nullptr, 0, (x.kind == Interleave::complex_a) == as_rows ? &x : nullptr, as_rows},
                              outer_contiguous, o0, o1, depth, out, &seen);
         if (!ok) bad = true;
         if (seen) any = true;

@@ -93,9 +93,10 @@ Job* wait_for_job(Worker* w) {
 // this a later call can take it deeper into its stack than before: fresh pages, each a page
 // fault inside that call (about 10 us on the development VM). kernels_second_call_test, which
 // fails on such a fault, failed in 1 to 7 of 8 runs with no touch or 8 KiB, and passed
-// every run with 16 KiB, on the reference and avx512 backends; twice that leaves room for
-// deeper kernels.
-constexpr std::size_t kWorkerStackTouch = std::size_t(32) << 10;
+// every run with 16 KiB, on the reference and avx512 backends. The INT8 facts of a complex
+// operand take about 33 KiB (int8_facts.cc: its group's arrays and a 16 KiB chunk): 64 KiB
+// leaves room for them and deeper kernels.
+constexpr std::size_t kWorkerStackTouch = std::size_t(64) << 10;
 
 // Writes one byte per 4 KiB page of a kWorkerStackTouch frame below the caller's, so the
 // kernel maps those pages now, once, before the worker's first job.
