@@ -40,6 +40,7 @@
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_facts.h"
+#include "kernels/int8/int8_walk.h"
 #include "kernels/isa/backend.h"
 #include "kernels/isa/isa.h"
 #include "kernels/runtime/cpu_features.h"
@@ -72,7 +73,7 @@ Int8TileCounts int8_tile_counts(int m, int n, int k, int moduli, int magnitude_p
         for (int k0 = 0; k0 < k; k0 += kc) {
             const int s = (std::min(kc, k - k0) + 63) / 64;
             steps += s;
-            calls += (s + 15) / 16;  // a micro-kernel call covers at most 16 steps (1024 K)
+            calls += (s + kernels::kInt8PanelSteps - 1) / kernels::kInt8PanelSteps;  // steps per micro-kernel call
         }
         c.tdpbssd += 4 * tiles * layers * steps;
         c.tilestored += 4 * tiles * layers * calls;
@@ -122,7 +123,7 @@ int run_int8_amx_counts(const Int8Options& o) {
     }
     const int n = o.amx_counts_n;
     // The square call, and one whose edges are partial tiles and whose K spans two chunks
-    // (4096 + 104) and several 1024-deep panels.
+    // (4096 + 104) and several micro-kernel panels (kInt8PanelSteps).
     const Shape shapes[] = {{n, n, n}, {n + 37, n / 2 + 5, 4200}};
     std::printf("%-16s %7s %10s %10s %10s %10s   formula (layers = moduli + magnitude passes, + the sample's)\n", "MxNxK", "layers",
                 "tdpbssd", "tileloadd", "tilestored", "tilezero");
