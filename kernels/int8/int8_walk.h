@@ -8,7 +8,7 @@
 //       with K in one chunk, op(A)'s chunk once per row of super-blocks (int8_a_packs)
 //       for each 128 x 128 group of micro-tiles (handed out one at a time to the threads)
 //         for each layer and micro-tile
-//           for each panel of at most 1024 K values: product_s8 -> tile; sum (+)= tile  (INT32)
+//           for each panel of at most 2048 K values: product_s8 -> tile; sum (+)= tile  (INT32)
 //           fold(layer, ti, tj, sum, first chunk, last chunk, participant)   the caller's accumulator
 //                                                                    takes the chunk
 //         group_done(the group's rows and columns, last chunk, participant)

@@ -58,7 +58,7 @@ std::vector<std::string> gemm_files(const std::string& dir);
 
 // The tile instructions one INT8 call issues (kernels/int8/int8_walk.h): per 32 x 32
 // micro-tile, layer (modulus, or the magnitudes) and 64-deep K step 4 TILELOADD + 4 TDPBSSD;
-// per micro-tile, layer and micro-kernel call (a panel of at most 1024 K values inside a K
+// per micro-tile, layer and micro-kernel call (a panel of at most 2048 K values inside a K
 // chunk of kernels/common/int8_chunk_plan.h's depth) 4 TILEZERO + 4 TILESTORED. `moduli`
 // products in one pass, and `magnitude_passes` passes of the certificate's one product.
 struct Int8TileCounts {

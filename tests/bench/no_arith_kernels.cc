@@ -14,7 +14,7 @@ void no_arith_product(int ksteps, const kernels::bf16_t*, const kernels::bf16_t*
 }
 
 void no_arith_product_s8(int ksteps, const std::int8_t*, const std::int8_t*, std::int32_t* c, int ldc) {
-    const std::int32_t v = ksteps * kernels::kAmxInt8Geometry.kstep * 4032;  // below 2^31 / 4 for 1024 K
+    const std::int32_t v = ksteps * kernels::kAmxInt8Geometry.kstep * 4032;  // below 2^31 / 4 for a 2048-deep panel
     for (int r = 0; r < kernels::kAmxInt8Geometry.mr; ++r)
         std::fill_n(c + std::size_t(r) * ldc, kernels::kAmxInt8Geometry.nr, v);
 }
