@@ -168,7 +168,8 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
     // FP64 by the CRT once (auto: the magnitudes added into FP64 per chunk); then C is written.
     const double values = products * ru(m) * ru(n) * chunks_k + double(m) * n;
     p->recon_values = values;
-    p->reconstruct_s = values / (c.recon_values_s_int8 > 0 ? c.recon_values_s_int8 : c.recon_values_s_fp64) * per_thread;
+    const double recon_rate = c.recon_values_s_int8 > 0 ? c.recon_values_s_int8 : c.recon_values_s_fp64;
+    p->reconstruct_s = values / recon_rate * per_thread;
 
     // Split + pack: one read of each operand for its facts; then op(A) is packed once per
     // super-block column (once in all with K in one chunk) and op(B) once per row, reading 8
@@ -184,7 +185,8 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
     double sp_bytes = a_bytes + b_bytes + packs(ch, count);
     if (automatic) sp_bytes += packs(int8_chunks(m, n, k, 1, true, threads), 1);
     p->split_pack_bytes = sp_bytes;
-    p->split_pack_s = sp_bytes / (c.split_pack_bytes_s_int8 > 0 ? c.split_pack_bytes_s_int8 : c.split_pack_bytes_s_fp64) / threads;
+    const double split_rate = c.split_pack_bytes_s_int8 > 0 ? c.split_pack_bytes_s_int8 : c.split_pack_bytes_s_fp64;
+    p->split_pack_s = sp_bytes / split_rate / threads;
     finish(in, c, threads, p);
 }
 

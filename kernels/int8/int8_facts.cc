@@ -84,7 +84,8 @@ void complex_magnitudes(const OperandView<double>& x, bool as_rows, int o0, int 
         const int o = o0 + r, idx = is_a ? o : o / 2, flip = is_a ? 0 : o % 2;
         const double* base = x.x + 2 * (k_contiguous ? std::size_t(idx) * ld : std::size_t(idx));
         double* row = buf + std::size_t(r) * w;
-        for (int l = c0; l < c0 + w; ++l) row[l - c0] = std::fabs(base[2 * (std::size_t(l >> 1) * step) + ((l & 1) ^ flip)]);
+        for (int l = c0; l < c0 + w; ++l)
+            row[l - c0] = std::fabs(base[2 * (std::size_t(l >> 1) * step) + ((l & 1) ^ flip)]);
     }
 }
 
@@ -226,7 +227,9 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
     // o so + l sl; any other through element().
     const bool outer_contiguous = as_rows ? x.trans == 'N' : x.trans != 'N';
     const std::size_t ld = std::size_t(x.ld), so = outer_contiguous ? 1 : ld, sl = outer_contiguous ? ld : 1;
-    // Complex groups take kStreamGroup rows whatever their storage (complex_extremes' chunks).
+    // Complex groups take kStreamGroup rows whatever their storage (complex_extremes' chunks);
+    // A' is read by rows and B' by columns, as complex_magnitudes reads them.
+    const bool complex_by_chunks = (x.kind == Interleave::complex_a) == as_rows;
     const int group = x.kind == Interleave::real ? group_size(outer_contiguous, outer, threads) : kStreamGroup;
     parallel_for(threads, (outer + group - 1) / group, [&](int grp, int) {
         const int o0 = grp * group, o1 = std::min(outer, o0 + group);
@@ -236,8 +239,8 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
                              outer_contiguous, o0, o1, depth, out, &seen);
         else  // complex views: two values per stored entry, the same order as a real one's
             ok = group_facts([&](int o, int l) { return as_rows ? element(x, o, l) : element(x, l, o); },
-                             GroupSource{nullptr, 0, (x.kind == Interleave::complex_a) == as_rows ? &x : nullptr, as_rows},
-                             outer_contiguous, o0, o1, depth, out, &seen);
+                             GroupSource{nullptr, 0, complex_by_chunks ? &x : nullptr, as_rows}, outer_contiguous,
+                             o0, o1, depth, out, &seen);
         if (!ok) bad = true;
         if (seen) any = true;
     });

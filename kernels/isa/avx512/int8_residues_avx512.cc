@@ -127,9 +127,9 @@ void int8_fold_avx512(int mi, const std::int32_t* sum, bool first, int times, co
 }  // namespace
 
 const Int8ResidueLoops& int8_residue_loops_avx512() {
-    static const Int8ResidueLoops loops{int8_residues, int8_digits,      int8_fold_avx512, int8_crt_row,
-                                             int8_row_counts, int8_extremes, int8_scaled_sums, int8_extremes_and_sums, int8_gather_full,
-                                             int8_digits_full};
+    static const Int8ResidueLoops loops{int8_residues,    int8_digits,   int8_fold_avx512, int8_crt_row,
+                                        int8_row_counts,  int8_extremes, int8_scaled_sums, int8_extremes_and_sums,
+                                        int8_gather_full, int8_digits_full};
     return loops;
 }
 
