@@ -65,27 +65,17 @@ void in_storage_order(bool outer_contiguous, int o0, int o1, int depth, Each&& e
 struct GroupSource {
     const double* x = nullptr;  // null: read through at(o, l)
     std::size_t ld = 0;
-    const OperandView<double>* complex = nullptr;  // a complex view, read as rows (as_rows) or columns
-    bool as_rows = true;
+    const OperandView<double>* complex = nullptr;  // a complex view: A' by rows, B' by columns
 };
 
-// A chunk of a complex view's magnitudes: |op(X')(o, l)| (as rows; op(X')(l, o) as columns) for
-// o in o0 .. o0 + count - 1 and l in c0 .. c0 + w - 1, at buf[(o - o0) w + l - c0]. Each stored
-// entry gives two values of op(X') (operand_element.h): row i of A' holds op(A)(i, l / 2)'s part
-// l % 2; column 2j + f of B' holds op(B)(l / 2, j)'s part (l % 2) XOR f (its signs do not count
-// here). So the facts loops see each row's values in its K order, as element() gives them.
-void complex_magnitudes(const OperandView<double>& x, bool as_rows, int o0, int count, int c0, int w, double* buf) {
-    const bool is_a = as_rows;  // complex_a by rows, complex_b by columns (int8_operand_facts)
-    const std::size_t ld = std::size_t(x.ld);
-    // The stored entry of (idx, k) (A': op(A)(idx, k); B': op(B)(k, idx)) is at base + k step.
-    const bool k_contiguous = is_a ? x.trans != 'N' : x.trans == 'N';
-    const std::size_t step = k_contiguous ? 1 : ld;
+// A chunk of a complex view's magnitudes: |op(X')(o, l)| for the lines o in o0 .. o0 + count - 1
+// (A' rows, B' columns: complex_line) and l in c0 .. c0 + w - 1, at buf[(o - o0) w + l - c0],
+// so that the facts loops see each line's values in its K order, as element() gives them.
+void complex_magnitudes(const OperandView<double>& x, int o0, int count, int c0, int w, double* buf) {
     for (int r = 0; r < count; ++r) {
-        const int o = o0 + r, idx = is_a ? o : o / 2, flip = is_a ? 0 : o % 2;
-        const double* base = x.x + 2 * (k_contiguous ? std::size_t(idx) * ld : std::size_t(idx));
+        const ComplexLine<double> line = complex_line(x, o0 + r);
         double* row = buf + std::size_t(r) * w;
-        for (int l = c0; l < c0 + w; ++l)
-            row[l - c0] = std::fabs(base[2 * (std::size_t(l >> 1) * step) + ((l & 1) ^ flip)]);
+        for (int l = c0; l < c0 + w; ++l) row[l - c0] = std::fabs(line.stored(l));
     }
 }
 
@@ -103,7 +93,7 @@ constexpr int kChunkWidth = kChunkValues / kStreamGroup;
     for (int i = 0; i < count; ++i) mx[i] = 0, low[i] = kInf, finite[i] = 1;
     for (int c0 = 0; c0 < depth; c0 += kChunkWidth) {
         const int w = std::min(kChunkWidth, depth - c0);
-        complex_magnitudes(*src.complex, src.as_rows, o0, count, c0, w, chunk);
+        complex_magnitudes(*src.complex, o0, count, c0, w, chunk);
         loops.extremes(chunk, std::size_t(w), false, 0, count, w, cmx, clow, cfin);
         for (int i = 0; i < count; ++i) {
             mx[i] = cmx[i] > mx[i] ? cmx[i] : mx[i];
@@ -120,7 +110,7 @@ constexpr int kChunkWidth = kChunkValues / kStreamGroup;
     alignas(64) double chunk[kChunkValues];
     for (int c0 = 0; c0 < depth; c0 += kChunkWidth) {
         const int w = std::min(kChunkWidth, depth - c0);
-        complex_magnitudes(*src.complex, src.as_rows, o0, count, c0, w, chunk);
+        complex_magnitudes(*src.complex, o0, count, c0, w, chunk);
         loops.scaled_sums(chunk, std::size_t(w), false, 0, count, w, scale, s1, s2);
     }
 }
@@ -239,7 +229,7 @@ const char* int8_operand_facts(const OperandView<double>& x, bool as_rows, int t
                              outer_contiguous, o0, o1, depth, out, &seen);
         else  // complex views: two values per stored entry, the same order as a real one's
             ok = group_facts([&](int o, int l) { return as_rows ? element(x, o, l) : element(x, l, o); },
-                             GroupSource{nullptr, 0, complex_by_chunks ? &x : nullptr, as_rows}, outer_contiguous,
+                             GroupSource{nullptr, 0, complex_by_chunks ? &x : nullptr}, outer_contiguous,
                              o0, o1, depth, out, &seen);
         if (!ok) bad = true;
         if (seen) any = true;

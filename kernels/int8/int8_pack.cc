@@ -89,25 +89,12 @@ void gather_scaled(bool is_a, const OperandView<double>& x, int o0, int outer, i
         }
         return;
     }
-    if (x.kind != Interleave::real && !exotic) {
+    if (x.kind != Interleave::real && (x.kind == Interleave::complex_a) == is_a && !exotic) {
         // A complex view, a row (A') or column (B') at a time, each value from its stored entry
-        // as element() finds it (operand_element.h): A'(i, l) is op(A)(i, l / 2)'s part l % 2;
-        // B'(l, 2j + f) is op(B)(l / 2, j)'s part (l % 2) XOR f, negated where l is odd and f 0.
-        // The imaginary part is negated for 'C'. Negations are exact, so the products are the
-        // generic loop's.
-        const bool k_contiguous = is_a ? x.trans != 'N' : x.trans == 'N';
-        const std::size_t ld = std::size_t(x.ld), step = k_contiguous ? 1 : ld;
-        const double conj = x.trans == 'C' ? -1.0 : 1.0;
+        // with element()'s sign (complex_line): the same products as the generic loop's.
         for (int oo = 0; oo < orows; ++oo) {
-            const int o = o0 + ob + oo, idx = is_a ? o : o / 2, f = is_a ? 0 : o % 2;
-            const double* entry = x.x + 2 * (k_contiguous ? std::size_t(idx) * ld : std::size_t(idx));
-            for (int kk = 0; kk < kcols; ++kk) {
-                const int l = k0 + lb + kk, part = (l & 1) ^ f;
-                double val = entry[2 * (std::size_t(l >> 1) * step) + part];
-                if (part == 1) val *= conj;
-                if (!is_a && (l & 1) == 1 && f == 0) val = -val;
-                v[position(is_a, oo, kk)] = val * scale[oo];
-            }
+            const ComplexLine<double> line = complex_line(x, o0 + ob + oo);
+            for (int kk = 0; kk < kcols; ++kk) v[position(is_a, oo, kk)] = line.value(k0 + lb + kk) * scale[oo];
         }
         return;
     }

@@ -29,4 +29,36 @@ template <typename T>
     return e == f ? re : (e == 0 ? im : -im);
 }
 
+// A row of A' (complex_a) or a column of B' (complex_b) of a complex view, for loops along it:
+// its value l is element()'s, read from the stored entry at entry + 2 (l / 2) step.
+template <typename T>
+struct ComplexLine {
+    const T* entry;     // the line's first stored entry
+    std::size_t step;   // stored entries from one K index to the next
+    int flip;           // B' column 2j + 1 takes the parts the other way round
+    bool is_a;
+    T conj;             // -1 for 'C': the imaginary part negated
+    // The part (0: real, 1: imaginary) value l is made of.
+    int part(int l) const { return (l & 1) ^ flip; }
+    T stored(int l) const { return entry[2 * (std::size_t(l >> 1) * step) + part(l)]; }
+    // element(): the imaginary part times conj, and B'(2l + 1, 2j) = -Im.
+    T value(int l) const {
+        const T v = part(l) == 1 ? stored(l) * conj : stored(l);
+        return !is_a && (l & 1) == 1 && flip == 0 ? -v : v;
+    }
+};
+
+// Row o of A' (v.kind == complex_a) or column o of B' (complex_b).
+template <typename T>
+ComplexLine<T> complex_line(const OperandView<T>& v, int o) {
+    const bool is_a = v.kind == Interleave::complex_a;
+    const int idx = is_a ? o : o / 2;  // op(A)'s row or op(B)'s column
+    // op(A)(idx, k) or op(B)(k, idx): consecutive K indices are adjacent where op(X) = X^T
+    // (A) or X (B), else ld apart.
+    const bool k_contiguous = is_a ? v.trans != 'N' : v.trans == 'N';
+    const std::size_t ld = std::size_t(v.ld);
+    return {v.x + 2 * (k_contiguous ? std::size_t(idx) * ld : std::size_t(idx)), k_contiguous ? 1 : ld,
+            is_a ? 0 : o % 2, is_a, v.trans == 'C' ? T(-1) : T(1)};
+}
+
 }  // namespace amxblas::kernels
