@@ -42,6 +42,7 @@ struct Worker {
     std::atomic<std::uint32_t> done{0};  // futex word: bumped after each job run
     std::atomic<int> sleeping{0};        // the worker waits on `wake`
     std::atomic<int> caller_waiting{0};  // a caller waits on `done`
+    std::atomic<int> started{0};         // its start-up (stack touch, sched_yield) is over
     int participant = 0;                 // written before the job is posted
     Worker* retired_next = nullptr;      // in a forked child: the parent's workers, kept listed
 };
@@ -88,32 +89,58 @@ Job* wait_for_job(Worker* w) {
     }
 }
 
-// How much of its stack a worker touches when it starts. A worker's first job may be any phase
-// of a call, or only the end of one (it joins while the caller is already at work), so without
-// this a later call can take it deeper into its stack than before: fresh pages, each a page
-// fault inside that call (about 10 us on the development VM). kernels_second_call_test, which
-// fails on such a fault, failed in 1 to 7 of 8 runs with no touch or 8 KiB, and passed
-// every run with 16 KiB, on the reference and avx512 backends. The INT8 facts of a complex
-// operand take about 33 KiB (int8_facts.cc: its group's arrays and a 16 KiB chunk): 64 KiB
-// leaves room for them and deeper kernels.
-constexpr std::size_t kWorkerStackTouch = std::size_t(64) << 10;
+// How much of its stack a participant of a parallel call maps before its first job: the
+// deepest the library's phases reach below run_parallel's frame (the INT8 residue pack takes
+// about 70 KiB: int8_residues' three FP64 blocks and for_each_block's), with room to spare.
+// Which participant runs which phase varies from call to call, so without it a later call can
+// take a thread deeper into its stack than before: fresh pages, each a page fault inside that
+// call (about 10 us on the development VM). kernels_second_call_test, which fails on such a
+// fault, failed in 1 to 7 of 8 runs with no touch or 8 KiB on the workers; on a loaded machine
+// the caller's own stack took 1 or 2 faults in a warm call of some runs.
+constexpr std::size_t kStackTouch = std::size_t(128) << 10;
+constexpr std::size_t kStackMargin = std::size_t(64) << 10;  // left alone above the stack's end
 
-// Writes one byte per 4 KiB page of a kWorkerStackTouch frame below the caller's, so the
-// kernel maps those pages now, once, before the worker's first job.
-[[gnu::noinline]] void touch_worker_stack() {
-    char frame[kWorkerStackTouch];
-    for (std::size_t at = 0; at < kWorkerStackTouch; at += 4096) frame[at] = 0;
+// The bytes of this thread's stack below the caller's frame, less kStackMargin; 0 when
+// unknown. (A user's thread may have a small stack: the touch never goes past it.)
+std::size_t stack_room() {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+    void* low = nullptr;
+    std::size_t size = 0;
+    const bool known = pthread_attr_getstack(&attr, &low, &size) == 0;
+    pthread_attr_destroy(&attr);
+    char here = 0;
+    const auto at = reinterpret_cast<std::uintptr_t>(&here), end = reinterpret_cast<std::uintptr_t>(low);
+    return known && at > end + kStackMargin ? at - end - kStackMargin : 0;
+}
+
+// Writes one byte per 4 KiB page of a frame of `bytes` below the caller's, top down, so the
+// kernel maps those pages now.
+[[gnu::noinline]] void touch_stack(std::size_t bytes) {
+    char* frame = static_cast<char*>(__builtin_alloca(bytes + 1));
+    for (std::size_t at = bytes; at >= 4096; at -= 4096) frame[at] = 0;
+    frame[0] = 0;
     asm volatile("" : : "r"(frame) : "memory");  // the stores stay: the frame counts as read
+}
+
+thread_local bool t_stack_ready = false;
+
+// Once per thread: maps kStackTouch bytes of stack (or what there is) below the caller's frame.
+void prepare_stack() {
+    if (t_stack_ready) return;
+    t_stack_ready = true;
+    touch_stack(std::min(kStackTouch, stack_room()));
 }
 
 void* worker_main(void* arg) {
     Worker* w = static_cast<Worker*>(arg);
-    touch_worker_stack();
+    prepare_stack();
     // The caller yields only when a worker is slow to free its slot (run_parallel, under load):
     // the first such yield of a process faulted in libc's code page of sched_yield inside a
     // warm call (kernels_second_call_test's one fault with a busy core beside it; perf's
     // exceptions:page_fault_user put every one of them at __sched_yield). Map it now.
     sched_yield();
+    w->started.store(1, std::memory_order_release);
     for (;;) {
         Job* j = wait_for_job(w);
         if (!w->slot.compare_exchange_strong(j, kRunning, std::memory_order_acq_rel)) continue;  // withdrawn
@@ -207,7 +234,15 @@ int pool_workers() {
     return n;
 }
 
+int pool_workers_started() {
+    int n = 0;
+    for (auto& w : g_workers)
+        if (Worker* p = w.load(); p && p->slot.load() != kDead && p->started.load(std::memory_order_acquire)) ++n;
+    return n;
+}
+
 void run_parallel(int threads, ParallelTask& task) {
+    prepare_stack();
     const int helpers_wanted = std::min(threads, kMaxWorkers + 1) - 1;
     if (helpers_wanted <= 0) {
         task.run(0);

@@ -45,6 +45,11 @@ void run_parallel(int threads, ParallelTask& task);
 // Workers the pool holds now (for tests: after fork the child starts with 0).
 int pool_workers();
 
+// Of those, the workers whose thread has finished starting (its stack touched): a test that
+// counts a warm call's page faults waits for them, since a start that falls into the call
+// faults in its stack there.
+int pool_workers_started();
+
 // Registers the pool's fork handler if it is not yet (the first worker does it otherwise);
 // starts no thread. For kernels/runtime/process_state.h.
 void start_thread_pool();

@@ -87,11 +87,23 @@ std::size_t rounded(std::size_t bytes, std::size_t cap) {
     return (bytes + kAlign - 1) / kAlign * kAlign;
 }
 
+// Fresh workspaces up to this size are mapped page by page by the caller when allocated. A
+// call touches only the per-participant parts of the threads that joined it, so a pool worker
+// that joined the first call late left its block accumulators unmapped, and the second call
+// faulted them in (16 faults, 10 us each, in an N = 256 SGEMM: kernels_second_call_test on a
+// loaded machine). Larger workspaces are left to their users' first touch, which places each
+// thread's part on its own NUMA node; their calls are long enough that a few faults are noise.
+constexpr std::size_t kPrefaultUpTo = std::size_t(4) << 20;
+
 void* allocate(std::size_t bytes) {
     const bool huge = bytes >= kHugeFrom && bytes % kHugePage == 0;
     void* p = nullptr;
     if (posix_memalign(&p, huge ? kHugePage : kAlign, bytes) != 0) return nullptr;
     if (huge) madvise(p, bytes, MADV_HUGEPAGE);
+    if (bytes <= kPrefaultUpTo) {
+        volatile char* c = static_cast<char*>(p);
+        for (std::size_t at = 0; at < bytes; at += 4096) c[at] = 0;
+    }
     return p;
 }
 

@@ -6,7 +6,10 @@
 // Two sources had escaped kernels_workspace_test, which runs on one thread after warm-up calls:
 // the pool's helper thread reaching deeper into its stack in the second call than in the first
 // (it joined the first call's phases late and ran only some of them), and the caller's heap
-// growing by a page in the second call.
+// growing by a page in the second call. Beside a loaded core two more showed: the block
+// accumulators of a helper that joined the first call too late to compute a block (fresh small
+// workspaces are now mapped when allocated), and the caller's own stack reaching deeper (every
+// participant now maps 128 KiB of stack once: kernels/runtime/thread_pool.cc).
 //
 // Each case runs in a child process of its own, so that its first call is the process's first.
 #include <sys/resource.h>
@@ -85,8 +88,12 @@ bool run_case(const Case& c, int n, const std::vector<double>& a, const std::vec
     if (!run_case(c, n, a, b, &cd, af, bf, &cf)) _exit(2);
     // A worker the first call started may not have run yet when that call ends (the caller
     // does its share and withdraws the job); its start (kernels/runtime/thread_pool.cc touches its
-    // stack) would then fall into the second call. Let it run first.
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // stack) would then fall into the second call. Let it run first: on a loaded machine a
+    // fixed 100 ms was not always enough (16 faults, its 64 KiB touch, in every try of a case).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (pool_workers_started() < pool_workers() && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // and park (kWorkerSpin)
     const int workers = pool_workers();
     const long before = minor_faults();
     if (!run_case(c, n, a, b, &cd, af, bf, &cf)) _exit(2);
