@@ -31,7 +31,8 @@ namespace {
 // (16 moduli, fixed), the median of four runs of `amxblas_model_check --backend avx512 --routes
 // int8_16 --calibrate --shapes 2048x2048x2048` on the avx512 row's machine (split + pack 4.69,
 // 4.99, 5.20, 5.32 GB/s; reconstruction, folds and CRT and C's writes, 7.3e8, 7.9e8, 8.8e8,
-// 9.0e8 values/s, each value one modulus of one entry).
+// 9.0e8 values/s, each value one modulus of one entry). The folds of the K chunks before the
+// last at 1.55 times the reconstruction's rate, as on the avx512 row.
 constexpr CostConstants kCost_amx = {
     /*tiles=*/true, /*tdp=*/16, /*load=*/8, /*store=*/8, /*clock=*/2.0e9,
     /*step_s_fp32=*/0, /*step_s_fp64=*/0,
@@ -42,7 +43,7 @@ constexpr CostConstants kCost_amx = {
     /*blas fp32, fp64=*/0.90 * 64 * 2.0e9, 0.90 * 32 * 2.0e9,
     /*tile_s fp32, fp64=*/0, 0,
     /*step_s int8, tile_s int8=*/0, 0,
-    /*split_pack int8=*/5.1e9, /*recon int8=*/8.4e8,
+    /*split_pack int8=*/5.1e9, /*recon int8=*/8.4e8, /*fold int8=*/1.3e9,
 };
 
 // avx512: calibrated as the reference row is, on a 2-core AMD EPYC Zen 5 VM with AVX-512 BF16
@@ -64,6 +65,11 @@ constexpr CostConstants kCost_amx = {
 // taken), split + pack 2.59 GB/s (2.82, 2.46, 2.50), reconstruction 5.9e8 values/s (6.4e8,
 // 5.7e8, 5.5e8). Its reconstruction is timed as the call's compute with products that do no
 // arithmetic (tests/bench/no_arith_kernels.h). At N = 1024-4096 the steps take 250-330 ns.
+// The folds of the K chunks before the last: 1.55 times the reconstruction's rate per value,
+// the ratio of the two in three runs of `--routes int8_16 --calibrate --reps 3 --shapes
+// "1024x1024x2048 2048x2048x2048 1024x1024x8192 1024x1024x16384 2048x2048x8192
+// [4096x4096x4096]"` (1.51, 1.57, 1.58; folds 1.56e9-1.69e9, reconstruction 0.99e9-1.08e9
+// values/s on a quieter day than the sweep's), times the row's 5.9e8.
 constexpr CostConstants kCost_avx512 = {
     false, 0, 0, 0, 0,
     /*step_s_fp32=*/510e-9, /*step_s_fp64=*/470e-9,
@@ -74,7 +80,7 @@ constexpr CostConstants kCost_avx512 = {
     /*blas fp32, fp64=*/39.0e9, 19.7e9,
     /*tile_s fp32, fp64=*/580e-9, 1590e-9,
     /*step_s int8, tile_s int8=*/563e-9, 0,
-    /*split_pack int8=*/2.59e9, /*recon int8=*/5.9e8,
+    /*split_pack int8=*/2.59e9, /*recon int8=*/5.9e8, /*fold int8=*/9.1e8,
 };
 
 // reference: measured on a 2-core AMD EPYC Zen 3 without AVX-512, shared with other jobs
@@ -164,12 +170,15 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
     }
     p->products_s = work_s * per_thread;
 
-    // Reconstruction: each modulus's INT32 sums are reduced after every K chunk and turned into
-    // FP64 by the CRT once (auto: the magnitudes added into FP64 per chunk); then C is written.
-    const double values = products * ru(m) * ru(n) * chunks_k + double(m) * n;
-    p->recon_values = values;
+    // Reconstruction: each modulus's INT32 sums are reduced after every K chunk (auto: the
+    // magnitudes added into FP64), the last chunk's turned into FP64 by the CRT; then C is
+    // written. The folds of the chunks before the last have a rate of their own where measured.
+    const double layer_values = products * ru(m) * ru(n);
+    p->recon_values = layer_values + double(m) * n;
+    p->fold_values = layer_values * (chunks_k - 1);
     const double recon_rate = c.recon_values_s_int8 > 0 ? c.recon_values_s_int8 : c.recon_values_s_fp64;
-    p->reconstruct_s = values / recon_rate * per_thread;
+    const double fold_rate = c.fold_values_s_int8 > 0 ? c.fold_values_s_int8 : recon_rate;
+    p->reconstruct_s = (p->recon_values / recon_rate + p->fold_values / fold_rate) * per_thread;
 
     // Split + pack: one read of each operand for its facts; then op(A) is packed once per
     // super-block column (once in all with K in one chunk) and op(B) once per row, reading 8

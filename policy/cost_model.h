@@ -46,9 +46,11 @@ struct CostConstants {
     double tile_s_fp32 = 0, tile_s_fp64 = 0;
     // The INT8 engine where measured (0: the FP64 BF16 route's rates stand in): seconds per
     // 32 x 32 x 64 INT8 step and per tile (vector backends), its facts + residue split and
-    // pack in bytes/s, and its reconstruction (folds, CRT, C's writes) in values/s.
+    // pack in bytes/s, and its reconstruction in values/s (each value one modulus of one
+    // entry): the last K chunk's (fold, CRT, C's write), and the folds of the K chunks before
+    // it into the kept residues (0: at the reconstruction's rate).
     double step_s_int8 = 0, tile_s_int8 = 0;
-    double split_pack_bytes_s_int8 = 0, recon_values_s_int8 = 0;
+    double split_pack_bytes_s_int8 = 0, recon_values_s_int8 = 0, fold_values_s_int8 = 0;
 };
 
 const CostConstants& cost_constants(kernels::Backend b);
@@ -80,6 +82,7 @@ struct CostPrediction {
     // INT8: product_steps counts 32 x 32 x 64 steps, and its tile products are in tdpbssd.
     double product_steps = 0, tdpbf16ps = 0, tdpbssd = 0, tileloadd = 0, tilestored = 0;
     double scan_bytes = 0, split_pack_bytes = 0, recon_values = 0, blas_flops = 0;
+    double fold_values = 0;  // INT8: the folds of the K chunks before the last (recon_values: the rest)
     std::int64_t blocks = 0;
 };
 

@@ -9,7 +9,8 @@
 // policy/cost_model.cc), phase by phase from kernels::PhaseTimes, and their medians. The INT8
 // engine does not time its reconstruction apart from its products: each int8 row also runs the
 // call with products that do no arithmetic (tests/bench/no_arith_kernels.h), whose compute time
-// is the reconstruction's, and the products' is the difference.
+// is the reconstruction's, and the products' is the difference. Its calls of several K chunks
+// give the folds' rate (the row's reconstruction rate taken for the last chunk's part).
 #include <cblas.h>
 
 #include <algorithm>
@@ -163,6 +164,11 @@ int main(int argc, char** argv) {
                 "err%", "blas_ms", "bl_pred_ms", "err%", "speedup", "sp_pred");
     std::map<std::string, std::vector<double>> rates;
     std::map<std::string, std::vector<std::pair<double, double>>> fits;  // (1 / steps per tile, step time)
+    // INT8 rows of several K chunks, per core: the last chunk's values, the folds', the seconds.
+    struct FoldRow {
+        double last_values, fold_values, recon_s;
+    };
+    std::vector<FoldRow> folds;
     int rows = 0, within30 = 0;
     double worst = 0;
     std::istringstream rs(routes);
@@ -246,20 +252,34 @@ int main(int argc, char** argv) {
             const double steps_per_tile = std::ceil(s.k / (c.int8 ? 64.0 : 32.0));
             fits[pre].push_back({1 / steps_per_tile, rates[pre + "step_s"].back()});
             if (t.split_pack_s > 0) rates[pre + "split_pack_bytes_s"].push_back(p.split_pack_bytes / (t.split_pack_s * threads));
-            if (recon_s > 0) rates[pre + "recon_values_s"].push_back(p.recon_values * per_thread / recon_s);
+            // One-chunk INT8 calls give the reconstruction's rate; calls of several K chunks the
+            // folds' (below, once the run's reconstruction rate is known).
+            if (recon_s > 0 && p.fold_values == 0) rates[pre + "recon_values_s"].push_back(p.recon_values * per_thread / recon_s);
+            if (recon_s > 0 && p.fold_values > 0) folds.push_back({p.recon_values * per_thread, p.fold_values * per_thread, recon_s});
             if (!fp64 && me.scan_s > 0) rates["fp32.scan_bytes_s"].push_back(p.scan_bytes / (me.scan_s * threads));
             rates[pre + "blas_flops_s"].push_back(p.blas_flops / (me.blas_s * threads));
             rates[pre + "overhead_s"].push_back(me.routed_s - me.scan_s - t.split_pack_s - t.compute_s -
                                                 t.certificate_s);
-            std::printf("    implied: step %.0f ns, split+pack %.2f GB/s, recon %.3g values/s, overhead %.0f us\n",
+            std::printf("    implied: step %.0f ns, split+pack %.2f GB/s, recon %.3g values/s, overhead %.0f us",
                         1e9 * rates[pre + "step_s"].back(),
                         t.split_pack_s > 0 ? 1e-9 * rates[pre + "split_pack_bytes_s"].back() : 0.0,
-                        recon_s > 0 ? rates[pre + "recon_values_s"].back() : 0.0,
+                        recon_s > 0 && p.fold_values == 0 ? rates[pre + "recon_values_s"].back() : 0.0,
                         1e6 * rates[pre + "overhead_s"].back());
+            std::printf("\n");
         }
     }
 
     std::printf("%d rows, %d within 30%% of the measured routed time, worst %.1f%%\n", rows, within30, worst);
+    if (calibrate && !folds.empty()) {
+        // The folds' time: the reconstruction's less its last chunk's part, at the rate this
+        // run's one-chunk rows imply (the table's where it has none).
+        std::vector<double>& r = rates["int8.recon_values_s"];
+        std::sort(r.begin(), r.end());
+        const double recon_rate = r.empty() ? cost_constants(backend).recon_values_s_int8 : median(r);
+        for (const FoldRow& f : folds)
+            if (const double fold_s = f.recon_s - f.last_values / recon_rate; recon_rate > 0 && fold_s > 0)
+                rates["int8.fold_values_s"].push_back(f.fold_values / fold_s);
+    }
     if (calibrate) {
         std::printf("\nper-core rates implied by each row (median [min, max]; policy/cost_model.cc's constants):\n");
         for (auto& [name, v] : rates) {

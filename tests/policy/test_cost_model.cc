@@ -1,6 +1,7 @@
 // The cost model (policy/cost_model.h) and AMXBLAS_SHAPES=auto in decide(): the model's counts
 // against the kernels' blocking, monotonicity, issue 26's target shapes on each backend, and
 // that square and any never consult it.
+#include <cmath>
 #include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "kernels/common/int8_chunk_plan.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/isa/microkernel.h"
 #include "policy/cost_model.h"
@@ -181,6 +183,29 @@ void int8_engine(void**) {
     // Twice the multiply-adds per tile instruction: 16 moduli's tile work is below BF16's 21 products'.
     assert_true(predict_int8(Backend::amx, 4096, 4096, 4096, 16).products_s <
                 predict(Backend::amx, Precision::fp64, 4096, 4096, 4096, 21).products_s);
+}
+
+// The INT8 reconstruction: the last K chunk's values (a fold and the CRT per modulus and entry,
+// then C's write) at the reconstruction's rate, and the folds of the chunks before it at their
+// own, cheaper rate where the row has one. The plan's chunks (int8_chunk_plan.h) decide how many.
+void int8_folds(void**) {
+    const CostConstants& amx = cost_constants(Backend::amx);
+    assert_true(amx.fold_values_s_int8 > amx.recon_values_s_int8);
+    for (std::int64_t k : {2048, 16384}) {
+        const CostPrediction p = predict_int8(Backend::amx, 1024, 1024, k, 16);
+        const kernels::Int8ChunkPlan plan = kernels::plan_int8_chunks(1024, 1024, int(k), 16, false, 2);
+        const double chunks = std::ceil(double(k) / plan.kc), layer = 16.0 * 1024 * 1024;
+        assert_true(p.recon_values == layer + 1024.0 * 1024);
+        assert_true(p.fold_values == layer * (chunks - 1));
+        const double per_thread = std::ceil(p.blocks / 2.0) / p.blocks;
+        const double expect = (p.recon_values / amx.recon_values_s_int8 + p.fold_values / amx.fold_values_s_int8) * per_thread;
+        assert_true(std::fabs(p.reconstruct_s - expect) <= 1e-12 * expect);
+        if (k == 2048) assert_true(p.fold_values == 0);
+        if (k == 16384) {  // a fold costs less than a value of the last chunk
+            assert_true(chunks > 1);
+            assert_true(p.reconstruct_s < (p.recon_values + p.fold_values) / amx.recon_values_s_int8 * per_thread);
+        }
+    }
 }
 
 // decide() asks the model about the engine that runs: INT8's route and auto under the int8
@@ -356,6 +381,7 @@ int main() {
         cmocka_unit_test(chunk_budget_models_whole_operands),
         cmocka_unit_test(vector_products_count_steps_and_tiles),
         cmocka_unit_test(int8_engine),
+        cmocka_unit_test(int8_folds),
         cmocka_unit_test(int8_engine_in_decide),
         cmocka_unit_test(targets_routed_on_amx),
         cmocka_unit_test(targets_forwarded_on_avx512_and_reference),
