@@ -25,7 +25,14 @@ struct Int8ChunkPlan {
     int mc = 0, nc = 0, kc = 0;  // multiples of 32, 32 and 64, or the call's padded extent
 };
 
-constexpr std::size_t kInt8BudgetBytes = std::size_t(48) << 20;  // as the BF16 driver's chunks
+// 8 MiB over the BF16 driver's chunks: 16 layers of a 1024 x 1024 super-block in 1024-deep
+// chunks (op(A)'s chunk, op(B)'s and the kept residues, 16 MiB each) and the participants'
+// slots fit, so a call with K past one chunk packs op(A) once per 1024 columns of C where
+// 48 MiB gave 768: at 1024 x 1024 x 65536, 16 moduli, op(A) once instead of twice, the split
+// and pack 605-680 ms against 771-906 (Zen 5, avx512, three rounds alternated); at 4096^3
+// four times instead of six. A routed call's peak extra memory stays within issue 28's 64 MiB
+// + 2% of the operands (docs/performance.md).
+constexpr std::size_t kInt8BudgetBytes = std::size_t(56) << 20;
 constexpr int kInt8Tile = 32, kInt8Kstep = 64;                   // kAmxInt8Geometry's mr = nr, kstep
 constexpr int kInt8MaxChunkDepth = 4096;
 constexpr int kInt8KeptDepth = 2048;  // plan_int8_chunks: the deepest K whose op(A) chunk it keeps
@@ -98,7 +105,10 @@ inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums
             const double splits = double(m) * k * a_packs + double(k) * n * ((m + mc - 1) / mc);
             const double reductions = double(m) * n * ((k + kc - 1) / kc);
             const double cost = splits + reductions;
-            if (best_cost < 0 || cost < best_cost) {
+            // Of equal costs the squarer super-block: more tasks, fewer and wider packs of op(B).
+            const int side = std::min(std::min(mc, m), std::min(nc, n));
+            const int best_side = std::min(std::min(best.mc, m), std::min(best.nc, n));
+            if (best_cost < 0 || cost < best_cost || (cost == best_cost && side > best_side)) {
                 best = ch;
                 best_cost = cost;
             }

@@ -37,7 +37,8 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt);
 struct Int8Decision;
 const char* int8_fp64_decide(const Int8Gemm& call, const RunOptions& opt, Int8Decision* out);
 
-// Bytes one call allocates at most (the larger of its passes), at most 48 MiB whatever the size.
+// Bytes one call allocates at most (the larger of its passes), at most kInt8BudgetBytes (56 MiB)
+// whatever the size.
 std::size_t int8_dgemm_workspace_bytes(int m, int n, int k, int threads, int moduli);
 
 }  // namespace amxblas::kernels

@@ -72,7 +72,7 @@ void run_int8_split_pack(const Int8Options& o) {
                 o.threads, o.reps, isa);
     std::printf("bytes as bench.sh counts them: the FP64 input read once + every INT8 residue buffer written once "
                 "(moduli x (ru32(M) + ru32(N)) x ru64(K)); repack: how often the driver packs each operand "
-                "(its super-blocks under the 48 MiB budget, kernels/common/int8_chunk_plan.h)\n");
+                "(its super-blocks under the 56 MiB budget, kernels/common/int8_chunk_plan.h)\n");
     std::printf("%-6s %7s %7s %11s %10s %10s %12s %12s\n", "N", "moduli", "repack", "sp+pk_ms", "MB", "GB/s", "memcpy_GB/s",
                 "target_GB/s");
     for (int n : o.sp_sizes) {
