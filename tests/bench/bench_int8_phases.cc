@@ -71,9 +71,10 @@ void run_int8_split_pack(const Int8Options& o) {
                 "taken out: bench_int8_phases.cc), uniform inputs; this CPU runs the %s build of the residue loops ==\n",
                 o.threads, o.reps, isa);
     std::printf("bytes as bench.sh counts them: the FP64 input read once + every INT8 residue buffer written once "
-                "(moduli x (ru32(M) + ru32(N)) x ru64(K)); repack: how often the driver packs each operand "
-                "(its super-blocks under the 56 MiB budget, kernels/common/int8_chunk_plan.h)\n");
-    std::printf("%-6s %7s %7s %11s %10s %10s %12s %12s\n", "N", "moduli", "repack", "sp+pk_ms", "MB", "GB/s", "memcpy_GB/s",
+                "(moduli x (ru32(M) + ru32(N)) x ru64(K)); packs A/B: how often the driver packs op(A) and op(B) "
+                "(its super-blocks under the 56 MiB budget, kernels/common/int8_chunk_plan.h): the bytes count "
+                "each once\n");
+    std::printf("%-6s %7s %9s %11s %10s %10s %12s %12s\n", "N", "moduli", "packs_A/B", "sp+pk_ms", "MB", "GB/s", "memcpy_GB/s",
                 "target_GB/s");
     for (int n : o.sp_sizes) {
         const Shape s{n, n, n};
@@ -98,9 +99,11 @@ void run_int8_split_pack(const Int8Options& o) {
         }
         if (sp.empty()) continue;
         const kernels::Int8Chunking ch = kernels::int8_chunking(n, n, n, count, false, o.threads);
-        const int repack = kernels::int8_a_packs({ch.mc, ch.nc, ch.kc}, n, n);
+        const int a_packs = kernels::int8_a_packs({ch.mc, ch.nc, ch.kc}, n, n), b_packs = (n + ch.mc - 1) / ch.mc;
+        char packs[24];
+        std::snprintf(packs, sizeof packs, "%d/%d", a_packs, b_packs);
         const double bytes = int8_split_pack_bytes(s, count), gbs = bytes / median(sp) / 1e9, half = median(mc) / 2;
-        std::printf("%-6d %7d %7d %11.3f %10.1f %10.2f %12.2f %12.2f\n", n, count, repack, 1e3 * median(sp), bytes / 1e6, gbs,
+        std::printf("%-6d %7d %9s %11.3f %10.1f %10.2f %12.2f %12.2f\n", n, count, packs, 1e3 * median(sp), bytes / 1e6, gbs,
                     median(mc), half);
         char what[200];
         std::snprintf(what, sizeof what, "int8 split+pack N=%d (%s loops): %.2f GB/s >= half of memcpy (%.2f GB/s)", n,
