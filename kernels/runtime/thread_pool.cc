@@ -98,7 +98,7 @@ Job* wait_for_job(Worker* w) {
 // fault, failed in 1 to 7 of 8 runs with no touch or 8 KiB on the workers; on a loaded machine
 // the caller's own stack took 1 or 2 faults in a warm call of some runs.
 constexpr std::size_t kStackTouch = std::size_t(128) << 10;
-constexpr std::size_t kStackMargin = std::size_t(64) << 10;  // left alone above the stack's end
+constexpr std::size_t kStackMargin = std::size_t(64) << 10;  // never touched: the stack's last 64 KiB
 
 // The bytes of this thread's stack below the caller's frame, less kStackMargin; 0 when
 // unknown. (A user's thread may have a small stack: the touch never goes past it.)

@@ -260,12 +260,11 @@ int main(int argc, char** argv) {
             rates[pre + "blas_flops_s"].push_back(p.blas_flops / (me.blas_s * threads));
             rates[pre + "overhead_s"].push_back(me.routed_s - me.scan_s - t.split_pack_s - t.compute_s -
                                                 t.certificate_s);
-            std::printf("    implied: step %.0f ns, split+pack %.2f GB/s, recon %.3g values/s, overhead %.0f us",
+            std::printf("    implied: step %.0f ns, split+pack %.2f GB/s, recon %.3g values/s, overhead %.0f us\n",
                         1e9 * rates[pre + "step_s"].back(),
                         t.split_pack_s > 0 ? 1e-9 * rates[pre + "split_pack_bytes_s"].back() : 0.0,
                         recon_s > 0 && p.fold_values == 0 ? rates[pre + "recon_values_s"].back() : 0.0,
                         1e6 * rates[pre + "overhead_s"].back());
-            std::printf("\n");
         }
     }
 
@@ -273,7 +272,8 @@ int main(int argc, char** argv) {
     if (calibrate && !folds.empty()) {
         // The folds' time: the reconstruction's less its last chunk's part, at the rate this
         // run's one-chunk rows imply (the table's where it has none).
-        std::vector<double>& r = rates["int8.recon_values_s"];
+        const auto run = rates.find("int8.recon_values_s");
+        std::vector<double> r = run != rates.end() ? run->second : std::vector<double>{};
         std::sort(r.begin(), r.end());
         const double recon_rate = r.empty() ? cost_constants(backend).recon_values_s_int8 : median(r);
         for (const FoldRow& f : folds)
