@@ -64,6 +64,14 @@ inline std::size_t chunk_bytes(const ChunkShape& s, const Chunking& c, int slice
            std::size_t(std::max(threads, 1)) * chunk_align(std::size_t(tiles) * s.mr * s.nr * 4);
 }
 
+// The threads whose own parts (micro-tiles, and with K in one chunk an accumulator, up to about
+// 0.5 MiB each) count against the budget; those of more threads come on top, as their stacks
+// do. Counting every thread left nothing that fit on a many-core machine: at 112 threads a
+// 30000 x 30000 x 256 FP64-21 DGEMM (an HPL update) fell to 256 x 256 super-blocks, each
+// operand split 118 times (7680 x 7936 now, as at 4 threads), and its workspace still passed
+// the budget (61 MiB).
+constexpr int kBudgetThreads = 4;
+
 // The chunking of an m x n x k call. When the whole call fits the budget it is one chunk (no
 // operand is split twice); with K in one chunk that is a matter of the operands alone, whatever
 // the size of C (an HPL update, K = 256, of any M and N up to about 12,000). Otherwise KC = BK,
@@ -78,7 +86,7 @@ inline Chunking plan_chunks(const ChunkShape& s, int m, int n, int k, int slices
     const int mfit = int(chunk_round(m, s.mr)), nfit = int(chunk_round(n, s.nr)), kfit = int(chunk_round(k, s.kstep));
     const int kc = std::min(kfit, kChunkDepth);
     const auto bytes = [&](int mc, int nc, int kd) {
-        return chunk_bytes(s, {mc, nc, kd, kd >= k}, slices, acc_size, threads, tiles);
+        return chunk_bytes(s, {mc, nc, kd, kd >= k}, slices, acc_size, std::min(threads, kBudgetThreads), tiles);
     };
     if (bytes(mfit, nfit, kfit) <= budget) return {mfit, nfit, kfit, true};
     const std::int64_t mmax = chunk_round(m, s.bm), nmax = chunk_round(n, s.bn);

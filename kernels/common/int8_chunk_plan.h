@@ -58,15 +58,16 @@ inline std::size_t int8_out_slot_bytes(int layers, bool group_residues) {
 // the int8 residues of the super-block (or, for the certificate's pass, sums: FP64 sums);
 // with K in one chunk (one_chunk) nothing, since each task's tiles are final when it ends (its
 // residues stay in its participant's slot, the certificate's sums in its output block).
+inline std::size_t int8_participant_bytes(int layers, bool sums) {
+    return 2 * int8_aligned(std::size_t(kInt8Tile) * kInt8Tile * 4) + int8_aligned(int8_out_slot_bytes(layers, !sums));
+}
 inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool sums, bool one_chunk, int threads) {
     const std::size_t mp = std::size_t(int8_round_up(ch.mc, kInt8Tile));
     const std::size_t np = std::size_t(int8_round_up(ch.nc, kInt8Tile));
     const std::size_t kp = std::size_t(int8_round_up(ch.kc, kInt8Kstep));
     std::size_t bytes = std::size_t(layers) * (int8_aligned(mp * kp) + int8_aligned(np * kp));
     if (!one_chunk) bytes += sums ? int8_aligned(mp * np * 8) : std::size_t(layers) * int8_aligned(mp * np);
-    bytes += std::size_t(threads) * (2 * int8_aligned(std::size_t(kInt8Tile) * kInt8Tile * 4) +
-                                     int8_aligned(int8_out_slot_bytes(layers, !sums)));
-    return bytes;
+    return bytes + std::size_t(threads) * int8_participant_bytes(layers, sums);
 }
 
 // How often a chunking packs op(A) (int8_walk.h): once per super-block, or once in all where
@@ -75,8 +76,15 @@ inline int int8_a_packs(const Int8ChunkPlan& ch, int n, int k) {
     return ch.kc >= int8_round_up(k, kInt8Kstep) ? 1 : (n + ch.nc - 1) / ch.nc;
 }
 
-// The chunking that splits least (see above) among those within kInt8BudgetBytes; 32 x 32 x 64
-// super-blocks when none is (never: they take well under 1 MiB for 24 layers and 64 threads).
+// The participants whose slots (about 0.5 MiB each) count against kInt8BudgetBytes; those of
+// more participants come on top, as their stacks do. Counting every one shrank the chunks as the
+// threads grew, until nothing fit: at 56 threads 2048^3 took 1024 x 768 x 512 (op(A) packed
+// three times), at 112 threads 32 x 32 x 64 (each operand packed 64 times).
+constexpr int kInt8BudgetParticipants = 4;
+
+// The chunking that splits least (see above) among those within kInt8BudgetBytes with
+// kInt8BudgetParticipants' slots; 32 x 32 x 64 super-blocks when none is (never: they take well
+// under 4 MiB for 24 layers).
 // Keeping op(A)'s chunk along a row favours narrow super-blocks, whose few tasks (kInt8GroupSide
 // squares) leave threads waiting at each super-block's end: so the plan takes the chunking that
 // splits least counting op(A) as split per super-block, and then, among the chunkings with at
@@ -99,7 +107,8 @@ inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums
         double best_cost = -1;
         const auto consider = [&](int mc, int nc, int kc) {
             const Int8ChunkPlan ch{mc, nc, kc};
-            if (int8_chunk_bytes(ch, layers, sums, kc >= kp, threads) > kInt8BudgetBytes || tasks(ch) < min_tasks)
+            const int counted = std::min(threads, kInt8BudgetParticipants);
+            if (int8_chunk_bytes(ch, layers, sums, kc >= kp, counted) > kInt8BudgetBytes || tasks(ch) < min_tasks)
                 return;
             const int a_packs = a_kept && kc <= kInt8KeptDepth ? int8_a_packs(ch, n, k) : (n + nc - 1) / nc;
             const double splits = double(m) * k * a_packs + double(k) * n * ((m + mc - 1) / mc);

@@ -217,23 +217,49 @@ void test_workspace_cap(void**) {
 
 // The workspace does not grow with the call (kernels/common/chunk_plan.h, int8_chunk_plan.h):
 // every route, the INT8 engine's counts included, square and skewed shapes up to 30000 and K
-// up to 2^20, 1 to 64 threads, stays within the chunk budget.
+// up to 2^20, 1 to 112 threads, stays within the chunk budget (with the threads past the fourth
+// on top). The plans of many threads are those of few (they once fell to 256 x 256 (BF16) and
+// 32 x 32 x 64 (INT8) super-blocks at 112 threads).
 void test_workspace_bounded(void**) {
+    // The BF16 plan of an HPL update on many threads is the plan of few (it once fell to
+    // 256 x 256 super-blocks at 112 threads).
+    {
+        const amxblas::kernels::ChunkShape shape{32, 32, 32, 256, 256};
+        const amxblas::kernels::Chunking few = amxblas::kernels::plan_chunks(shape, 30000, 30000, 256, 6, 8, 4, 8);
+        const amxblas::kernels::Chunking many = amxblas::kernels::plan_chunks(shape, 30000, 30000, 256, 6, 8, 112, 8);
+        assert_true(std::size_t(many.mc) * many.nc >= std::size_t(few.mc) * few.nc);
+    }
+    for (int n : {2048, 4096}) {
+        const amxblas::kernels::Int8ChunkPlan few = amxblas::kernels::plan_int8_chunks(n, n, n, 16, false, 4);
+        for (int threads : {56, 112, 256}) {
+            const amxblas::kernels::Int8ChunkPlan many = amxblas::kernels::plan_int8_chunks(n, n, n, 16, false, threads);
+            assert_true(std::size_t(many.mc) * many.nc * many.kc >= std::size_t(few.mc) * few.nc * few.kc / 2);
+        }
+    }
     const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {30000, 30000, 30000}, {100000, 64, 64},
                              {64, 100000, 64},   {1024, 1024, 1 << 20}, {30000, 30000, 256}};
     for (const auto& sh : shapes)
-        for (int threads : {1, 2, 64}) {
+        for (int threads : {1, 2, 64, 112}) {
             const int m = sh[0], n = sh[1], k = sh[2];
             const std::size_t bytes[] = {sgemm_workspace_bytes(m, n, k, threads), dgemm_workspace_bytes(m, n, k, threads, 6),
                                          dgemm_workspace_bytes(m, n, k, threads, 21), dgemm_workspace_bytes(m, n, k, threads, 36),
                                          dgemm_auto_workspace_bytes(m, n, k, threads), cgemm_workspace_bytes(m, n, k, threads),
                                          zgemm_workspace_bytes(m, n, k, threads)};
+            // The budget holds the chunks and kBudgetThreads' own parts; more threads' parts (at
+            // most an FP64 accumulator block and eight micro-tiles each) come on top.
+            const std::size_t own = std::size_t(amxblas::kernels::kBlockM) * amxblas::kernels::kBlockN * 8 + 8 * 32 * 32 * 4 + 128;
+            const std::size_t extra = std::size_t(std::max(0, threads - amxblas::kernels::kBudgetThreads)) * own;
             for (std::size_t b : bytes)
-                if (b > amxblas::kernels::kChunkBudgetBytes)
+                if (b > amxblas::kernels::kChunkBudgetBytes + extra)
                     fail_msg("%d x %d x %d, %d threads: %zu bytes", m, n, k, threads, b);
+            // INT8: the budget holds the chunks and kInt8BudgetParticipants' slots; more
+            // participants' slots come on top (int8_chunk_plan.h).
             for (int moduli : {amxblas::kernels::kInt8MinModuli, 16, amxblas::kernels::kInt8MaxModuli}) {
-                const std::size_t b = amxblas::kernels::int8_dgemm_workspace_bytes(m, n, k, threads, moduli);
-                if (b > amxblas::kernels::kInt8BudgetBytes)
+                namespace kn = amxblas::kernels;
+                const std::size_t b = kn::int8_dgemm_workspace_bytes(m, n, k, threads, moduli);
+                const std::size_t slot = std::max(kn::int8_participant_bytes(moduli, false), kn::int8_participant_bytes(1, true));
+                const std::size_t over = std::size_t(std::max(0, threads - kn::kInt8BudgetParticipants)) * slot;
+                if (b > kn::kInt8BudgetBytes + over)
                     fail_msg("INT8 %d moduli, %d x %d x %d, %d threads: %zu bytes", moduli, m, n, k, threads, b);
             }
         }
