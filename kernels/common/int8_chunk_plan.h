@@ -53,14 +53,16 @@ inline std::size_t int8_out_slot_bytes(int layers, bool group_residues) {
     return group > block ? group : block;
 }
 
+// One participant's part of the workspace: two INT32 micro-tiles and an output slot.
+inline std::size_t int8_participant_bytes(int layers, bool sums) {
+    return 2 * int8_aligned(std::size_t(kInt8Tile) * kInt8Tile * 4) + int8_aligned(int8_out_slot_bytes(layers, !sums));
+}
+
 // Bytes of the workspace of a chunking: packed layers of both chunks, what is kept across K
 // chunks, and per participant two INT32 micro-tiles and an output slot. Kept across chunks:
 // the int8 residues of the super-block (or, for the certificate's pass, sums: FP64 sums);
 // with K in one chunk (one_chunk) nothing, since each task's tiles are final when it ends (its
 // residues stay in its participant's slot, the certificate's sums in its output block).
-inline std::size_t int8_participant_bytes(int layers, bool sums) {
-    return 2 * int8_aligned(std::size_t(kInt8Tile) * kInt8Tile * 4) + int8_aligned(int8_out_slot_bytes(layers, !sums));
-}
 inline std::size_t int8_chunk_bytes(const Int8ChunkPlan& ch, int layers, bool sums, bool one_chunk, int threads) {
     const std::size_t mp = std::size_t(int8_round_up(ch.mc, kInt8Tile));
     const std::size_t np = std::size_t(int8_round_up(ch.nc, kInt8Tile));
