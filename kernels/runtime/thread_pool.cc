@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <new>
 
+#include "kernels/common/fp_environment.h"
+
 namespace amxblas::kernels {
 namespace {
 
@@ -25,8 +27,15 @@ constexpr auto kCallerSpin = std::chrono::microseconds(20);
 constexpr auto kCallerRelease = std::chrono::microseconds(1000);
 constexpr int kMaxWorkers = 255;
 
+// A posted job: the task, and the floating-point environment it runs under. Every participant
+// computes under the MXCSR of the thread that posted it (the library's own, inside a routed
+// call), not under whatever its thread last had: a worker keeps the environment of the thread
+// that created it, which may have been a caller's directed rounding or FTZ. The flags the
+// workers raise come back to the posting thread's MXCSR, as if it had done all the work.
 struct Job {
     ParallelTask* task;
+    unsigned mxcsr;                     // control bits, flags cleared
+    std::atomic<unsigned> raised{0};  // the flags the workers raised
 };
 
 // Worker::slot holds nullptr (idle), kClaimed (a caller is handing it a job), a Job* (posted,
@@ -144,7 +153,9 @@ void* worker_main(void* arg) {
     for (;;) {
         Job* j = wait_for_job(w);
         if (!w->slot.compare_exchange_strong(j, kRunning, std::memory_order_acq_rel)) continue;  // withdrawn
+        write_mxcsr(j->mxcsr);
         j->task->run(w->participant);
+        if (const unsigned flags = read_mxcsr() & mxcsr::kFlags) j->raised.fetch_or(flags, std::memory_order_relaxed);
         // done first: a caller that claims this worker next reads `done` after the slot frees.
         w->done.fetch_add(1);
         if (w->caller_waiting.exchange(0)) futex_wake(&w->done);
@@ -248,7 +259,7 @@ void run_parallel(int threads, ParallelTask& task) {
         task.run(0);
         return;
     }
-    Job job{&task};
+    Job job{&task, read_mxcsr() & ~mxcsr::kFlags};
     Worker* helper[kMaxWorkers];
     std::uint32_t done_before[kMaxWorkers];
     int helpers = 0;
@@ -291,6 +302,9 @@ void run_parallel(int threads, ParallelTask& task) {
             while (!released() && std::chrono::steady_clock::now() < end) sched_yield();
         }
     }
+    // The workers' flags (each worker's are read before it bumps `done`, which was waited for).
+    const unsigned raised = job.raised.load(std::memory_order_relaxed);
+    if (const unsigned current = read_mxcsr(); raised & ~current) write_mxcsr(current | raised);
 }
 
 }  // namespace amxblas::kernels
