@@ -38,7 +38,7 @@ struct Int8RowCounts {
     double counted = 0;       // entries with lhat != 0
     double failing = 0;       // counted and failing
     double loose = 0;         // passing, not tight
-    double lower_margin = 0;  // passing with rhs < mc lhs
+    double lower_margin = 0;  // passing, lhs != 0, rhs < mc lhs (or too large to multiply)
 };
 
 struct Int8ResidueLoops {
