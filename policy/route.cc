@@ -4,6 +4,7 @@
 #include <cctype>
 #include <climits>
 
+#include "kernels/common/fp_environment.h"
 #include "policy/cost_model.h"
 #include "policy/reasons.h"
 
@@ -187,6 +188,8 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
         return forward(reason::shape_not_square);
     if (std::min({call.m, call.n, call.k}) < settings.min_n)
         return forward(reason::size_below_min_n);
+    // Directed rounding: the real BLAS computes under the caller's mode, as the caller asked.
+    if (!call.rounds_to_nearest) return forward(reason::fenv_rounding);
 
     const char* machine = pick_backend(settings.backend, hw, &d.backend);
 
@@ -215,6 +218,7 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     // table's first row, amx), so that a machine without it still logs which calls would gain.
     if (settings.shapes == ShapeRule::automatic) {
         const kernels::Backend b = machine ? asked_backend(settings.backend) : d.backend;
+        const kernels::LibraryFpEnvironment own_arithmetic;  // whatever the caller's traps and FTZ
         d.predicted_speedup = predict_cost(cost_input(call, route, settings, b, threads)).speedup;
         if (d.predicted_speedup < kCostMargin) return forward(reason::cost_no_gain);
     }

@@ -1,6 +1,8 @@
 // The routing decision: a small pure function of (call, settings, hardware) that returns a
-// route and the reason for it. It reads no environment, touches no matrix and has no state,
-// so tests/policy drives it directly. The numeric-domain scans that need the matrices are in
+// route and the reason for it. It reads no environment variable, touches no matrix and has no
+// state, so tests/policy drives it directly. (The cost model's arithmetic runs under the
+// library's floating-point environment, kernels/common/fp_environment.h, which gives the
+// caller's MXCSR back as it was: the decision and the caller's flags do not depend on it.) The numeric-domain scans that need the matrices are in
 // policy/domain.h; the shim runs them after a call passes this decision.
 #pragma once
 
@@ -59,6 +61,9 @@ struct GemmCall {
     char transa, transb;
     std::int64_t m, n, k, lda, ldb, ldc;  // 64-bit: an ILP64 caller's values, unconverted
     bool alpha_is_zero;
+    // The caller's rounding mode is round to nearest even (kernels/common/fp_environment.h):
+    // the emulation computes what it promises under no other.
+    bool rounds_to_nearest = true;
     // Threads: true when called from inside an OpenMP parallel region.
     bool in_parallel_region = false;
     // Routed calls already running in other application threads.
@@ -112,6 +117,7 @@ bool gemm_accepted_by_openblas(char transa, char transb, std::int64_t m, std::in
 //   size:k-zero, alpha:zero                              route beta_scale (C := BETA*C)
 //   fp32:disabled / fp64:disabled                        the user's configuration
 //   shape:not-square, size:below-min-n                   the call against the configuration
+//   fenv:rounding                                        the caller rounds other than to nearest
 //   cost:no-gain                                         AMXBLAS_SHAPES=auto: the cost model
 //                                                        predicts less than kCostMargin for the
 //                                                        backend asked for (auto: amx)

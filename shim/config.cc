@@ -9,8 +9,9 @@
 #include <iterator>
 #include <string>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/common/fp_environment.h"
 #include "kernels/common/variants.h"
+#include "kernels/driver/emulated_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "shim/hardware.h"
 #include "shim/messages.h"
@@ -214,9 +215,11 @@ Settings read_settings(EnvLookup env, int cores) {
 }
 
 const Settings& settings() {
-    static const Settings s = read_settings(
-        [](const char* name) -> const char* { return std::getenv(name); },
-        hardware().cores);
+    static const Settings s = [] {
+        // AMXBLAS_FP64_TOL's digits read the same under any rounding mode of the caller's.
+        const kernels::LibraryFpEnvironment own_arithmetic;
+        return read_settings([](const char* name) -> const char* { return std::getenv(name); }, hardware().cores);
+    }();
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <type_traits>
 
+#include "kernels/common/fp_environment.h"
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "policy/route.h"
@@ -20,6 +21,7 @@
 #include "shim/openmp.h"
 #include "shim/outlook.h"
 #include "shim/record.h"
+#include "shim/result_flags.h"
 
 namespace amxblas {
 
@@ -78,6 +80,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     call.ldb = args.ldb;
     call.ldc = args.ldc;
     call.alpha_is_zero = args.alpha == T(0);
+    call.rounds_to_nearest = kernels::rounds_to_nearest(kernels::read_mxcsr());
     call.in_parallel_region = in_openmp_parallel_region();
     call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
     call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
@@ -90,19 +93,25 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
         beta_scale(args);
     } else if (d.route != Route::forward) {
         const RoutedCallShare share(d.threads);
-        reason = check_domain(args, d.threads);
-        if (!reason) {
-            kernels::RunOptions opt;
-            opt.backend = d.backend;
-            opt.fp64_engine = s.fp64_engine;
-            opt.fp64_products = route_products(d.route, s);  // the INT8 route's moduli are the settings'
-            opt.fp64_tol = s.fp64_tol;
-            opt.fp64_report = &report;
-            opt.threads = d.threads;
-            opt.workspace_cap_bytes = s.workspace_cap_bytes;
-            opt.amx_emulator = hardware().amx_emulator;
-            reason = kernels::emulate_gemm(args, opt);
+        unsigned flags = 0;
+        {
+            const kernels::LibraryFpEnvironment own_arithmetic;  // the caller's comes back after it
+            reason = check_domain(args, d.threads);
+            if (!reason) {
+                kernels::RunOptions opt;
+                opt.backend = d.backend;
+                opt.fp64_engine = s.fp64_engine;
+                opt.fp64_products = route_products(d.route, s);  // the INT8 route's moduli are the settings'
+                opt.fp64_tol = s.fp64_tol;
+                opt.fp64_report = &report;
+                opt.threads = d.threads;
+                opt.workspace_cap_bytes = s.workspace_cap_bytes;
+                opt.amx_emulator = hardware().amx_emulator;
+                reason = kernels::emulate_gemm(args, opt);
+                if (!reason) flags = result_flags(args, own_arithmetic.raised());
+            }
         }
+        raise_in_caller_environment(flags);
     }
     const bool forwarded = d.route == Route::forward || (d.route != Route::beta_scale && reason);
     if (forwarded) {
@@ -113,6 +122,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     }
 
     if (s.verbose == 0) return;
+    const kernels::LibraryFpEnvironment own_arithmetic;  // the log's rates and times
     log_routing_outlook_once();
     rec.route = forwarded ? Route::forward : d.route;
     if (!forwarded && route_is_fp64(d.route)) {

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 
+#include "kernels/common/fp_environment.h"
 #include "shim/config.h"
 #include "shim/messages.h"
 #include "shim/summary_signals.h"
@@ -393,6 +394,9 @@ void log_call_started() {
 }
 
 void write_summary_now() {
+    // At exit or on a signal, in whatever environment the program left: the rates' arithmetic
+    // must not trap nor leave a flag (the LDMXCSR pair is async-signal-safe).
+    const kernels::LibraryFpEnvironment own_arithmetic;
     if (g_summary_pid.load(std::memory_order_relaxed) == getpid()) write_summary();
 }
 

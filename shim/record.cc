@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/common/fp_environment.h"
 #include "shim/config.h"
 #include "shim/log.h"
 #include "shim/messages.h"
@@ -198,6 +199,8 @@ void write_file(const kernels::GemmArgs<T>& g) {
 template <typename T>
 void record(const kernels::GemmArgs<T>& args) {
     if (g_stopped.load(std::memory_order_relaxed)) return;
+    // ALPHA and BETA are printed to the digit (glibc's printf rounds in the current mode).
+    const kernels::LibraryFpEnvironment own_arithmetic;
     try {
         write_file(args);
     } catch (...) {

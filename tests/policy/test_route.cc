@@ -12,6 +12,7 @@ extern "C" {
 
 #include <cstring>
 
+#include "kernels/common/fp_environment.h"
 #include "policy/reasons.h"
 #include "policy/route.h"
 
@@ -355,10 +356,11 @@ void check_order(void**) {
     const char* expected[] = {reason::args_invalid, reason::size_empty, reason::size_k_zero,
                               reason::alpha_zero, reason::fp64_disabled,
                               reason::shape_not_square, reason::size_below_min_n,
-                              reason::backend_no_amx};
+                              reason::fenv_rounding, reason::backend_no_amx};
+    c.rounds_to_nearest = false;
     for (int step = 0;; ++step) {
         const Decision d = decide(c, s, none);
-        if (step == 8) {
+        if (step == 9) {
             assert_routed(d, Route::amx_fp64_6);
             break;
         }
@@ -371,8 +373,70 @@ void check_order(void**) {
             case 4: s.fp64_products = 6; break;
             case 5: c.m = c.n = c.k = c.lda = c.ldb = c.ldc = 200; break;
             case 6: s.min_n = 200; break;
-            case 7: none.set_runs(kernels::Backend::amx, true); break;
+            case 7: c.rounds_to_nearest = true; break;
+            case 8: none.set_runs(kernels::Backend::amx, true); break;
         }
+    }
+}
+
+// --- the caller's floating-point environment. ----------------------------------------------
+
+// A caller rounding other than to nearest: every call that would be routed is forwarded with
+// fenv:rounding (before the cost model: nothing is priced that cannot run); the earlier
+// reasons, beta-scale included, are unchanged.
+void fenv_rounding(void**) {
+    for (Precision p : {Precision::fp32, Precision::fp64}) {
+        GemmCall c = routable(p);
+        c.rounds_to_nearest = false;
+        assert_reason(decide(c, fp64_on(), amx_machine()), reason::fenv_rounding);
+        Settings any = fp64_on();
+        any.shapes = ShapeRule::automatic;  // the cost model is not consulted
+        const Decision d = decide(c, any, amx_machine());
+        assert_reason(d, reason::fenv_rounding);
+        assert_true(d.predicted_speedup == 0);
+        c.alpha_is_zero = true;
+        assert_int_equal(static_cast<int>(decide(c, fp64_on(), amx_machine()).route), static_cast<int>(Route::beta_scale));
+        c = routable(p, 100);
+        c.rounds_to_nearest = false;
+        assert_reason(decide(c, fp64_on(), amx_machine()), reason::size_below_min_n);
+    }
+}
+
+// decide() prices a call (AMXBLAS_SHAPES=auto) under the library's own environment: whatever
+// the caller's traps, FTZ, DAZ and flags, it neither traps nor changes the MXCSR, and it
+// predicts the same. A sweep of shapes from 1 to 2^20, each precision and backend.
+void decide_keeps_the_mxcsr(void**) {
+    namespace mx = kernels::mxcsr;
+    Settings s;
+    s.fp64_products = kernels::kFp64Auto;
+    s.min_n = 1;
+    s.num_threads = 8;
+    const unsigned caller = (mx::kMasks & ~(0x01u | 0x04u | 0x08u | 0x10u | 0x02u)) | mx::kFlushToZero |
+                            mx::kDenormalsAreZero | 0x10u;  // traps but inexact's, underflow raised
+    const unsigned saved = kernels::read_mxcsr();
+    for (int backend = 0; backend < kernels::kBackendCount; ++backend) {
+        Hardware hw;
+        hw.set_runs(static_cast<kernels::Backend>(backend), true);
+        hw.cores = 2;
+        s.backend = static_cast<BackendChoice>(backend + 1);
+        for (Precision p : {Precision::fp32, Precision::fp64})
+            for (bool complex : {false, true})
+                for (std::int64_t m = 1; m <= (1 << 20); m *= 8)
+                    for (std::int64_t k = 1; k <= (1 << 20); k *= 16) {
+                        GemmCall c = routable(p);
+                        c.complex = complex;
+                        c.m = c.lda = c.ldc = m;
+                        c.n = 4096;
+                        c.k = c.ldb = k;
+                        const Decision quiet = decide(c, s, hw);
+                        kernels::write_mxcsr(caller);
+                        const Decision d = decide(c, s, hw);
+                        const unsigned after = kernels::read_mxcsr();
+                        kernels::write_mxcsr(saved);
+                        assert_int_equal(after, caller);
+                        assert_true(d.predicted_speedup == quiet.predicted_speedup);
+                        assert_true(quiet.predicted_speedup > 0);
+                    }
     }
 }
 
@@ -477,6 +541,8 @@ int main(void) {
         cmocka_unit_test(min_n_boundaries),
         cmocka_unit_test(backends),
         cmocka_unit_test(check_order),
+        cmocka_unit_test(fenv_rounding),
+        cmocka_unit_test(decide_keeps_the_mxcsr),
         cmocka_unit_test(threads_notes),
         cmocka_unit_test(forwarded_calls_have_no_note),
         cmocka_unit_test(route_names),
