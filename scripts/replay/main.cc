@@ -3,6 +3,9 @@
 // Under LD_PRELOAD=libamxblas.so the calls go through the library, which routes or forwards
 // them as it would the program's; without it, to the BLAS the tool is linked with. See
 // `amxblas-replay --help` and docs/using.md.
+#include <fenv.h>
+#include <xmmintrin.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -18,7 +21,7 @@ namespace amxblas::replay {
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: amxblas-replay [--against-openblas] [--openblas LIB] FILE...\n"
+    "Usage: amxblas-replay [--against-openblas] [--openblas LIB] [--fenv MODE] FILE...\n"
     "\n"
     "Replays each GEMM call stored in FILE (a .gemm file written by AMXBLAS_RECORD, or captured in\n"
     "the same format) through the Fortran routine (sgemm_, dgemm_, cgemm_, zgemm_) of the BLAS this\n"
@@ -36,6 +39,13 @@ constexpr const char* kUsage =
     "                      preloaded library does not intercept it): openblas_error=,\n"
     "                      openblas_bound=, openblas_checksum=\n"
     "  --openblas LIB      the OpenBLAS to open (default libopenblas.so.0)\n"
+    "  --fenv MODE         make each call under a caller's floating-point environment: traps\n"
+    "                      (invalid, divide-by-zero and overflow unmasked, as gfortran's\n"
+    "                      -ffpe-trap=invalid,zero,overflow: a trap ends the program with\n"
+    "                      SIGFPE), upward, downward, towardzero (the rounding mode), ftz (FTZ\n"
+    "                      and DAZ), nearest (the default environment); adds flags=, the\n"
+    "                      invalid, divide-by-zero and overflow\n"
+    "                      flags the call raised (none, or a list)\n"
     "\n"
     "Exit status: 0 when every file was replayed; 1 when a file could not be read or is not a\n"
     "well-formed .gemm file (the others are still replayed); 2 for a usage error or an OpenBLAS\n"
@@ -54,23 +64,63 @@ std::string scalar(const GemmFile& g, const double* s) {
     return buf;
 }
 
-// " error=... bound=... checksum=..." of one run, each key prefixed.
-std::string run_fields(const Blas& blas, const GemmFile& g, const char* prefix) {
+// --fenv: the environment each call is made under, and what it raised.
+struct CallerFenv {
+    bool set = false;
+    int rounding = FE_TONEAREST;
+    int traps = 0;
+    unsigned ftz_daz = 0;  // MXCSR bits
+};
+
+bool parse_fenv(const char* mode, CallerFenv* e) {
+    e->set = true;
+    if (!std::strcmp(mode, "nearest")) return true;  // the default environment: flags= only
+    if (!std::strcmp(mode, "traps")) e->traps = FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW;
+    else if (!std::strcmp(mode, "upward")) e->rounding = FE_UPWARD;
+    else if (!std::strcmp(mode, "downward")) e->rounding = FE_DOWNWARD;
+    else if (!std::strcmp(mode, "towardzero")) e->rounding = FE_TOWARDZERO;
+    else if (!std::strcmp(mode, "ftz")) e->ftz_daz = 0x8040;
+    else return false;
+    return true;
+}
+
+// Runs the call under e; returns the watched flags it raised ("none", or a list).
+std::string call_under(const CallerFenv& e, const Blas& blas, const GemmFile& g, std::vector<double>* c) {
+    fesetround(e.rounding);
+    _mm_setcsr(_mm_getcsr() | e.ftz_daz);
+    feclearexcept(FE_ALL_EXCEPT);
+    if (e.traps) feenableexcept(e.traps);
+    run_call(blas, g, c);
+    const int raised = fetestexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW);
+    fedisableexcept(FE_ALL_EXCEPT);
+    feclearexcept(FE_ALL_EXCEPT);
+    fesetround(FE_TONEAREST);
+    _mm_setcsr(_mm_getcsr() & ~e.ftz_daz);
+    std::string names;
+    for (auto [flag, name] : {std::pair{FE_INVALID, "invalid"}, {FE_DIVBYZERO, "divbyzero"}, {FE_OVERFLOW, "overflow"}})
+        if (raised & flag) names += (names.empty() ? "" : ",") + std::string(name);
+    return names.empty() ? "none" : names;
+}
+
+// " error=... bound=... [flags=...] checksum=..." of one run, each key prefixed.
+std::string run_fields(const Blas& blas, const GemmFile& g, const char* prefix, const CallerFenv& fenv) {
     std::vector<double> c;
-    run_call(blas, g, &c);
+    const std::string flags = call_under(fenv, blas, g, &c);
     const Accuracy acc = measure(g, c);
     char sum[40];
     std::snprintf(sum, sizeof sum, "%016" PRIx64, checksum(g, c));
     const std::string p = prefix;
+    const std::string flagged = fenv.set ? " " + p + "flags=" + flags : "";
     if (!acc.defined)
-        return " " + p + "error=n/a " + p + "bound=n/a " + p + "checksum=" + sum;
-    return " " + p + "error=" + number(acc.error) + " " + p + "bound=" + number(acc.bound) + " " + p +
+        return " " + p + "error=n/a " + p + "bound=n/a" + flagged + " " + p + "checksum=" + sum;
+    return " " + p + "error=" + number(acc.error) + " " + p + "bound=" + number(acc.bound) + flagged + " " + p +
            "checksum=" + sum;
 }
 
 int run(int argc, char** argv) {
     bool against_openblas = false;
     const char* openblas = "libopenblas.so.0";
+    CallerFenv fenv;
     std::vector<const char*> files;
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
@@ -85,6 +135,11 @@ int run(int argc, char** argv) {
                 return 2;
             }
             openblas = argv[i];
+        } else if (!std::strcmp(arg, "--fenv")) {
+            if (++i == argc || !parse_fenv(argv[i], &fenv)) {
+                std::fprintf(stderr, "amxblas-replay: --fenv needs traps, upward, downward, towardzero, ftz or nearest\n");
+                return 2;
+            }
         } else if (!std::strcmp(arg, "--")) {
             files.insert(files.end(), argv + i + 1, argv + argc);
             break;
@@ -132,8 +187,8 @@ int run(int argc, char** argv) {
                            " m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
                            " k=" + std::to_string(g.k) + " alpha=" + scalar(g, g.alpha) +
                            " beta=" + scalar(g, g.beta);
-        line += run_fields(resolved, g, "");
-        if (against_openblas) line += run_fields(reference, g, "openblas_");
+        line += run_fields(resolved, g, "", fenv);
+        if (against_openblas) line += run_fields(reference, g, "openblas_", fenv);
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);  // in step with the library's log when both go to one terminal
     }

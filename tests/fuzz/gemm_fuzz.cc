@@ -1,7 +1,7 @@
 // Differential fuzz test of libamxblas.so: random GEMM calls through every entry point,
 // checked against OpenBLAS called directly in the same process.
 //
-//   gemm_fuzz [--seed=S] [--calls=N] [--max-mnk=V] [--case=I]
+//   gemm_fuzz [--seed=S] [--calls=N] [--max-mnk=V] [--case=I] [--fenv]
 //
 // Run with LD_PRELOAD=libamxblas.so, AMXBLAS_VERBOSE=2 and AMXBLAS_LOG=FILE (the CTest tests
 // set these, and one routing configuration each). The program links OpenBLAS; its sgemm_,
@@ -16,8 +16,12 @@
 //               and only for finite inputs.
 // A and B are never written. Case I of seed S is generated from (S, I) alone: --case=I
 // replays it. At the end it prints the calls per route; any failure prints the seed and case.
+// --fenv: each case also runs under a caller's floating-point environment drawn for it, and
+// the call must leave it as tests/fuzz/caller_fenv.h says.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,11 +34,13 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "tests/common/blas.h"
+#include "tests/fuzz/caller_fenv.h"
 #include "tests/fuzz/error_bound.h"
 
 namespace {
@@ -378,9 +384,11 @@ bool same_value(T got, T want) {  // bitwise, except that any NaN matches any Na
     return std::memcmp(&got, &want, sizeof(T)) == 0;
 }
 
+// ALPHA and BETA in T, rounded to nearest: outside the call's environment (under --fenv the
+// call runs in another), as a caller's are.
 template <typename T>
-void call(const Gemm<T>& g, const Case& c, const std::vector<T>& a, const std::vector<T>& b, std::vector<T>& cm) {
-    const T alpha = T(c.alpha), beta = T(c.beta);
+void call(const Gemm<T>& g, const Case& c, const std::vector<T>& a, const std::vector<T>& b, std::vector<T>& cm,
+          T alpha, T beta) {
     if (c.api == Api::fortran) {
         g.fortran(&c.ta, &c.tb, &c.m, &c.n, &c.k, &alpha, a.data(), &c.lda, b.data(), &c.ldb, &beta, cm.data(), &c.ldc,
                   1, 1);
@@ -407,22 +415,88 @@ std::size_t c_index(const Case& c, int i, int j) {
     return c.api == Api::cblas_row ? std::size_t(i) * c.ldc + j : i + std::size_t(j) * c.ldc;
 }
 
+bool g_fenv = false;  // --fenv
+
 struct Failure {
     Tally* t;
     const Case* c;
+    const gemm_fuzz::CallerFenv* env;
     void operator()(const char* what, const std::string& detail = "") const {
         ++t->failures;
         if (t->failures <= 20)
-            std::printf("FAIL: %s\n  %s%s%s\n  replay: gemm_fuzz --seed=%" PRIu64 " --case=%ld (same AMXBLAS_* environment)\n",
-                        what, describe(*c).c_str(), detail.empty() ? "" : "\n  ", detail.c_str(), c->seed, c->index);
+            std::printf("FAIL: %s\n  %s%s%s%s%s\n  replay: gemm_fuzz --seed=%" PRIu64 " --case=%ld%s (same AMXBLAS_* environment)\n",
+                        what, describe(*c).c_str(), g_fenv ? "\n  " : "", g_fenv ? env->describe().c_str() : "",
+                        detail.empty() ? "" : "\n  ", detail.c_str(), c->seed, c->index, g_fenv ? " --fenv" : "");
     }
 };
+
+// Whether C (the whole array) holds an Inf, a NaN.
+template <typename T>
+bool holds(const std::vector<T>& x, bool (*pred)(T)) {
+    return std::any_of(x.begin(), x.end(), pred);
+}
+template <typename T>
+bool is_inf(T v) { return std::isinf(v); }
+template <typename T>
+bool is_nan(T v) { return std::isnan(v); }
+
+// Under traps, the library's call runs in a child process: a trap it takes (in OpenBLAS, whose
+// kernels may compute on lanes past the matrices) ends in a siglongjmp out of the library's
+// frames, which would leave its per-thread state (the re-entry guard) as in the middle of a
+// call. The child hands back C, the MXCSR before and after, and the trap, through shared memory;
+// the library's log line, if any, it appends to the same log.
+template <typename T, typename Fn>
+void call_in_child(Fn library_call, std::vector<T>& cm, unsigned* before, unsigned* after) {
+    using namespace gemm_fuzz;
+    struct Shared {
+        Trap trap;
+        unsigned before, after;
+    };
+    const std::size_t bytes = sizeof(Shared) + cm.size() * sizeof(T);
+    void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+        std::perror("gemm_fuzz: mmap");
+        std::exit(2);
+    }
+    Shared* sh = new (mem) Shared{};
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        catch_traps();
+        if (sigsetjmp(g_trap_return, 1) == 0) {
+            library_call();
+        } else {
+            *after = leave();
+            sh->trap = g_trap;
+        }
+        sh->before = *before;
+        sh->after = *after;
+        std::memcpy(reinterpret_cast<char*>(sh + 1), cm.data(), cm.size() * sizeof(T));
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::printf("gemm_fuzz: the call's child process ended with status %#x\n", status);
+        std::exit(2);
+    }
+    g_trap = sh->trap;
+    *before = sh->before;
+    *after = sh->after;
+    std::memcpy(cm.data(), reinterpret_cast<const char*>(sh + 1), cm.size() * sizeof(T));
+    munmap(mem, bytes);
+}
 
 // configured_products: AMXBLAS_FP64_PRODUCTS as a number (0: unset or auto); auto_tol > 0:
 // AMXBLAS_FP64_PRODUCTS=auto with that AMXBLAS_FP64_TOL, checked against the certificate.
 template <typename T>
 void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int configured_products, double auto_tol) {
-    const Failure fail{&t, &c};
+    using namespace gemm_fuzz;
+    // --fenv: the case's environment, and the flags OpenBLAS raises under it (every exception
+    // masked): the traps of the drawn set it does not raise are the ones the call runs under.
+    const CallerFenv env = g_fenv ? draw_fenv(c.seed, c.index) : CallerFenv{};
+    const Failure fail{&t, &c, &env};
     Rng r(c.seed ^ (uint64_t(c.index) << 20) ^ 0x5bd1e995ull);
     const bool row = c.api == Api::cblas_row;
     const int arows = is_n(c.ta) ? c.m : c.k, acols = is_n(c.ta) ? c.k : c.m;
@@ -438,13 +512,48 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
     fill_matrix(r, c.fc, cm);
     const std::vector<T> a0 = a, b0 = b, c0 = cm;
 
+    const T alpha = T(c.alpha), beta = T(c.beta);
+    unsigned real_flags = 0;
+    if (g_fenv && c.bad == Bad::none) {
+        std::vector<T> pre = c0;
+        const unsigned before = enter(env, 0);
+        call(e.openblas, c, a, b, pre, alpha, beta);
+        real_flags = leave() & kMxcsrFlags & ~before;
+    }
+    const int traps = c.bad == Bad::none ? env.traps & ~trappable(real_flags) : 0;
     std::vector<T> want = c0;
     std::string text_lib, text_direct;
+    unsigned lib_before = 0, lib_after = 0;
+    g_trap = Trap{};
+    auto library_call = [&] {
+        lib_before = enter(env, traps);
+        call(e.library, c, a, b, cm, alpha, beta);
+        lib_after = leave();
+    };
+    auto openblas_call = [&] {
+        enter(env, 0);
+        call(e.openblas, c, a, b, want, alpha, beta);
+        leave();
+    };
     if (c.bad != Bad::none) {
-        text_direct = captured([&] { call(e.openblas, c, a, b, want); });
-        text_lib = captured([&] { call(e.library, c, a, b, cm); });
+        text_direct = captured(openblas_call);
+        text_lib = captured(library_call);
+    } else if (traps) {
+        call_in_child(library_call, cm, &lib_before, &lib_after);
     } else {
-        call(e.library, c, a, b, cm);
+        library_call();
+    }
+    if (g_trap.taken) {
+        // In the library: only the trap of an overflowing C, or of a NaN it made. In OpenBLAS
+        // (the forwarded call): the real BLAS's own, as without the library; the call did not
+        // finish, and the library wrote no log line for it.
+        t.by_route[std::string("trapped in ") + (std::strstr(g_trap.object, "amxblas") ? "the library" : "OpenBLAS")]++;
+        if (std::strstr(g_trap.object, "openblas")) return;
+        const bool explained = (g_trap.code == FPE_FLTOVF && holds(cm, is_inf<T>)) ||
+                               (g_trap.code == FPE_FLTINV && holds(cm, is_nan<T>));
+        if (!explained) fail("the call trapped outside the real BLAS", std::string("in ") + g_trap.object);
+        log.read_new();
+        return;
     }
     const std::vector<std::string> lines = log.read_new();
     if (lines.size() != 1) {
@@ -461,6 +570,22 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
     if (!valid && !(route == "forward" && reason == "args:invalid")) fail("invalid arguments not forwarded", lines[0]);
     if (scales != (route == "beta-scale")) fail("beta-scale exactly for K = 0 or ALPHA = 0", lines[0]);
     t.by_route[route + (reason.empty() ? "" : " reason=" + reason)]++;
+    if (g_fenv) {
+        if ((lib_after & ~kMxcsrFlags) != (lib_before & ~kMxcsrFlags))
+            fail("the call changed the MXCSR's control bits", lines[0]);
+        if ((lib_after & lib_before & kMxcsrFlags) != (lib_before & kMxcsrFlags))
+            fail("the call cleared a flag the caller had raised", lines[0]);
+        const unsigned added = lib_after & kMxcsrFlags & ~lib_before;
+        const unsigned allowed = real_flags | kMxcsrInexact | kMxcsrDenormal | (holds(cm, is_inf<T>) ? kMxcsrOverflow : 0) |
+                                 (holds(cm, is_nan<T>) ? kMxcsrInvalid : 0);
+        if (added & ~allowed) {
+            char d[96];
+            std::snprintf(d, sizeof d, "flags added %#x, OpenBLAS's %#x: ", added, real_flags);
+            fail("the call raised a flag OpenBLAS does not and its result does not explain", d + lines[0]);
+        }
+        if (env.directed() && route != "forward" && route != "beta-scale")
+            fail("routed under a directed rounding mode", lines[0]);
+    }
 
     if (route == "forward") {
         ++t.forwarded;
@@ -468,21 +593,22 @@ void run_case(const Case& c, const Entries<T>& e, Log& log, Tally& t, int config
             ++t.xerbla;
             if (text_lib != text_direct) fail("xerbla text differs", "library: " + text_lib + "\n  OpenBLAS: " + text_direct);
         } else {
-            call(e.openblas, c, a, b, want);
+            openblas_call();
         }
         if (!same_bits(cm, want)) fail("forwarded result differs from OpenBLAS's (bitwise)", lines[0]);
         return;
     }
     if (route == "beta-scale") {
         ++t.scaled;
-        const T beta = T(c.beta);
         std::vector<T> expect = c0;
+        enter(env, 0);  // C := BETA*C is computed in the caller's environment, as the reference BLAS does
         if (beta != T(1))
             for (int j = 0; j < c.n; ++j)
                 for (int i = 0; i < c.m; ++i) {
                     T& x = expect[c_index<T>(c, i, j)];
                     x = beta == T(0) ? T(0) : beta * x;
                 }
+        leave();
         for (std::size_t q = 0; q < cm.size(); ++q)
             if (!same_value(cm[q], expect[q])) {
                 char d[160];
@@ -610,6 +736,7 @@ int main(int argc, char** argv) {
         calls = parse_long(argv[i], "--calls", calls);
         only_case = parse_long(argv[i], "--case", only_case);
         max_mnk = parse_long(argv[i], "--max-mnk", max_mnk);
+        if (std::strcmp(argv[i], "--fenv") == 0) g_fenv = true;
     }
     const char* log_path = std::getenv("AMXBLAS_LOG");
     const char* verbose = std::getenv("AMXBLAS_VERBOSE");
@@ -638,9 +765,9 @@ int main(int argc, char** argv) {
         if (c.dp) run_case(c, g_d, log, t, configured_products, auto_tol);
         else run_case(c, g_s, log, t, configured_products, auto_tol);
     }
-    std::printf("gemm_fuzz: seed=%" PRIu64 " calls=%ld routed=%ld forwarded=%ld beta-scale=%ld xerbla=%ld "
+    std::printf("gemm_fuzz: seed=%" PRIu64 "%s calls=%ld routed=%ld forwarded=%ld beta-scale=%ld xerbla=%ld "
                 "unbounded-entries=%ld failures=%ld\n",
-                seed, last - first, t.routed, t.forwarded, t.scaled, t.xerbla, t.unbounded, t.failures);
+                seed, g_fenv ? " fenv" : "", last - first, t.routed, t.forwarded, t.scaled, t.xerbla, t.unbounded, t.failures);
     for (const auto& [route, n] : t.by_route) std::printf("  %-48s %ld\n", route.c_str(), n);
     const char* env[] = {"AMXBLAS_BACKEND", "AMXBLAS_FP32", "AMXBLAS_FP64_PRODUCTS", "AMXBLAS_FP64_TOL", "AMXBLAS_MIN_N",
                          "AMXBLAS_SHAPES"};

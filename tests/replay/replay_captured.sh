@@ -11,15 +11,21 @@
 #     file it was replayed from (the captured files have tight leading dimensions, so the
 #     recorder must write them back unchanged), and no other file.
 #
-# Usage: replay_captured.sh [--routed N] [--forwarded N] [--expect-violation] LIB REPLAY SOURCE_DIR
-#                           [VAR=VALUE...] -- FILE...
+#   - --fenv MODE: every call made under that floating-point environment (amxblas-replay --fenv),
+#     the runs without the library too; a trap ends amxblas-replay, which fails the test; and no
+#     call under the library raises invalid, divide-by-zero or overflow that the real BLAS's own
+#     run of it does not (flags=).
+#
+# Usage: replay_captured.sh [--routed N] [--forwarded N] [--expect-violation] [--fenv MODE] LIB REPLAY
+#                           SOURCE_DIR [VAR=VALUE...] -- FILE...
 #   --routed N, --forwarded N  the calls the log must show routed and forwarded
 #   --expect-violation         the settings are known to break the bound (a planted failure):
 #                              pass only if some routed entry is beyond it
 set -u
-routed_want= forwarded_want= expect_violation=0
+routed_want= forwarded_want= expect_violation=0 fenv=()
 while [ $# -gt 0 ]; do
     case $1 in
+        --fenv) fenv=(--fenv "$2"); shift 2 ;;
         --routed) routed_want=$2; shift 2 ;;
         --forwarded) forwarded_want=$2; shift 2 ;;
         --expect-violation) expect_violation=1; shift ;;
@@ -46,10 +52,10 @@ reasons=$(sed -n 's/^AMXBLAS_REASON([a-z0-9_]*, *"\([^"]*\)", *forward).*/\1/p' 
 [ -n "$reasons" ] || { echo "replay_captured.sh: no reasons in the tables under $src"; exit 2; }
 
 # Without the library: the real BLAS's result of each call (and OpenBLAS's, through dlopen).
-"$replay" --against-openblas "${files[@]}" > "$work/plain" 2>&1 || {
+"$replay" --against-openblas "${fenv[@]}" "${files[@]}" > "$work/plain" 2>&1 || {
     cat "$work/plain"; echo "CHECK FAILED: amxblas-replay without the library failed"; exit 1; }
 env "${envs[@]}" AMXBLAS_VERBOSE=2 AMXBLAS_LOG="$work/log" AMXBLAS_RECORD="$work/rec" \
-    LD_PRELOAD="$lib" "$replay" "${files[@]}" > "$work/out" 2>&1
+    LD_PRELOAD="$lib" "$replay" "${fenv[@]}" "${files[@]}" > "$work/out" 2>&1
 rc=$?
 cat "$work/out"
 [ $rc -eq 0 ] || problem "amxblas-replay under the library exited with $rc"
@@ -79,6 +85,10 @@ for ((i = 1; i <= n; i++)); do
     for d in m n k; do
         [ "$(field $d "$out")" = "$(field $d "$call")" ] || problem "$name: log line $i is another call: $call"
     done
+    if [ ${#fenv[@]} -gt 0 ] && [ "$(field flags "$out")" != none ] &&
+        [ "$(field flags "$out")" != "$(field flags "$plain")" ]; then
+        problem "$name: raised $(field flags "$out"), the real BLAS $(field flags "$plain")"
+    fi
     route=$(field route "$call")
     case $route in
         fp64-*)
