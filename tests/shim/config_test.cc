@@ -297,7 +297,11 @@ void routing_outlook_without_amx(void**) {
                                               "cannot run (backend:no-amx)"));
     assert_non_null(std::strstr(line.c_str(), "AMXBLAS_BACKEND=reference (portable, slow)"));
     assert_null(std::strstr(line.c_str(), "AMXBLAS_BACKEND=avx512"));
+    // Every setting a route needs here, in the one note (issue 48): the backends that run here
+    // route nothing under the cost model, so the shape rule is named too.
+    assert_non_null(std::strstr(line.c_str(), "AMXBLAS_SHAPES=square or any"));
     assert_non_null(std::strstr(line.c_str(), "DGEMM and ZGEMM also need AMXBLAS_FP64_PRODUCTS=6, 10, 15, 21, 28, 36, or auto"));
+    assert_non_null(std::strstr(line.c_str(), "(amxblas-run: --backend, --shapes, --fp64-products)"));
     line = routing_outlook(s, machine(false, true));
     assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference"));
     s.fp64_products = 21;
@@ -315,6 +319,12 @@ void routing_outlook_without_amx(void**) {
     assert_non_null(std::strstr(line.c_str(), "AMXBLAS_SHAPES=auto routes only calls the cost model predicts to "
                                               "gain, and on the reference backend it predicts none"));
     assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_SHAPES=square or any"));
+    assert_null(std::strstr(line.c_str(), "DGEMM"));  // AMXBLAS_FP64_PRODUCTS=21, set above
+    s.fp64_products = 0;
+    line = routing_outlook(s, machine(false, false));
+    assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_SHAPES=square or any; DGEMM and ZGEMM also need "
+                                              "AMXBLAS_FP64_PRODUCTS="));
+    s.fp64_products = 21;
     s.shapes = ShapeRule::square;
     assert_string_equal(routing_outlook(s, machine(false, false)).c_str(), "");
     s.shapes = ShapeRule::any;
@@ -324,6 +334,52 @@ void routing_outlook_without_amx(void**) {
     s.fp64_products = 0;
     line = routing_outlook(s, machine(true, true));
     assert_non_null(std::strstr(line.c_str(), "AMXBLAS_FP32=0 and AMXBLAS_FP64_PRODUCTS=0 route neither precision"));
+}
+
+// The settings a note names, applied to env: the first value it gives each AMXBLAS_* variable
+// after "To run the emulation anyway" (AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference:
+// avx512; AMXBLAS_FP64_PRODUCTS=6, 10, ...: 6).
+void apply_note(const std::string& note, std::map<std::string, std::string>* env) {
+    const std::size_t advice = note.find("To run the emulation anyway");
+    assert_true(advice != std::string::npos);
+    std::map<std::string, std::string> named;
+    for (std::size_t at = note.find("AMXBLAS_", advice); at != std::string::npos; at = note.find("AMXBLAS_", at + 1)) {
+        const std::size_t eq = note.find('=', at);
+        if (eq == std::string::npos || note.find_first_of(" ,;()", at) < eq) continue;
+        const std::size_t end = note.find_first_of(" ,;()", eq);
+        named.emplace(note.substr(at, eq - at), note.substr(eq + 1, end - eq - 1));  // the first value
+    }
+    for (const auto& [name, value] : named) (*env)[name] = value;
+}
+
+// A note names every setting a route needs here (issue 48, item 2): whatever the settings and
+// the machine, doing what it says routes something, and says nothing more, not a second note.
+void following_the_note_routes(void**) {
+    const std::map<std::string, std::string> starts[] = {
+        {},
+        {{"AMXBLAS_BACKEND", "avx512"}},
+        {{"AMXBLAS_BACKEND", "reference"}},
+        {{"AMXBLAS_BACKEND", "reference"}, {"AMXBLAS_FP64_PRODUCTS", "21"}},
+        {{"AMXBLAS_FP32", "0"}},
+        {{"AMXBLAS_FP32", "0"}, {"AMXBLAS_BACKEND", "reference"}},
+        {{"AMXBLAS_FP64_PRODUCTS", "auto"}, {"AMXBLAS_SHAPES", "square"}},
+    };
+    int notes = 0;
+    for (const bool amx : {false, true}) {
+        for (const bool avx512 : {false, true}) {
+            for (const auto& start : starts) {
+                g_env = start;
+                const std::string note = routing_outlook(read_settings(fake_env, 4), machine(amx, avx512));
+                if (note.empty()) continue;
+                ++notes;
+                apply_note(note, &g_env);
+                const std::string second = routing_outlook(read_settings(fake_env, 4), machine(amx, avx512));
+                if (!second.empty()) print_error("after the note %s\nthe note is %s\n", note.c_str(), second.c_str());
+                assert_string_equal(second.c_str(), "");
+            }
+        }
+    }
+    assert_true(notes >= 12);
 }
 
 // K = 0 or ALPHA = 0 forms no product: no GF/s from 2mnk for it.
@@ -370,6 +426,7 @@ int main() {
         cmocka_unit_test(call_line_format),
         cmocka_unit_test(numbers_are_plain_decimal),
         cmocka_unit_test(routing_outlook_without_amx),
+        cmocka_unit_test(following_the_note_routes),
         cmocka_unit_test(beta_scale_line_has_no_rate),
         cmocka_unit_test(log_path_expansion),
     };
