@@ -1,5 +1,6 @@
 #include "shim/config.h"
 
+#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,6 +71,25 @@ bool parse_decimal(const char* s, double* out) {
     return r.ec == std::errc() && r.ptr == end;
 }
 
+// A switch: 1, on, yes or true; 0, off, no or false; in any case (the launcher's --fp32 takes
+// the same words). Nothing else: no spaces, no abbreviations.
+constexpr const char* kSwitchAccepted = "accepted: 1, on, yes or true; 0, off, no or false; in any case";
+bool parse_switch(const char* s, bool* out) {
+    for (const char* word : {"1", "on", "yes", "true"}) {
+        if (strcasecmp(s, word) == 0) {
+            *out = true;
+            return true;
+        }
+    }
+    for (const char* word : {"0", "off", "no", "false"}) {
+        if (strcasecmp(s, word) == 0) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
+}
+
 // OMP_NUM_THREADS may be a list ("4,2"): its first entry is the outer level. It is OpenMP's
 // variable, parsed as the OpenMP runtime does: spaces around the entry are allowed.
 bool parse_omp_threads(const char* s, long* out) {
@@ -129,11 +149,8 @@ Settings read_settings(EnvLookup env, int cores) {
     s.num_threads = cores > 0 ? cores : 1;
     long v;
 
-    if (const char* x = env("AMXBLAS_FP32")) {
-        if (!std::strcmp(x, "1")) s.fp32 = true;
-        else if (!std::strcmp(x, "0")) s.fp32 = false;
-        else warn_invalid("AMXBLAS_FP32", x, "accepted: 0 or 1", "1");
-    }
+    if (const char* x = env("AMXBLAS_FP32"); x && !parse_switch(x, &s.fp32))
+        warn_invalid("AMXBLAS_FP32", x, kSwitchAccepted, "1");
     // The engine first: it decides which counts AMXBLAS_FP64_PRODUCTS accepts.
     if (const char* x = env("AMXBLAS_FP64_ENGINE")) {
         const auto* name = std::find_if(std::begin(kFp64EngineNames), std::end(kFp64EngineNames),
@@ -200,11 +217,8 @@ Settings read_settings(EnvLookup env, int cores) {
         else warn_invalid("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0, digits only", "0 (no cap)");
     }
     if (const char* x = env("AMXBLAS_RECORD")) s.record_dir = x;
-    if (const char* x = env("AMXBLAS_RECORD_ALL")) {
-        if (!std::strcmp(x, "1")) s.record_all = true;
-        else if (!std::strcmp(x, "0")) s.record_all = false;
-        else warn_invalid("AMXBLAS_RECORD_ALL", x, "accepted: 0 or 1", "0");
-    }
+    if (const char* x = env("AMXBLAS_RECORD_ALL"); x && !parse_switch(x, &s.record_all))
+        warn_invalid("AMXBLAS_RECORD_ALL", x, kSwitchAccepted, "0");
     if (const char* x = env("AMXBLAS_RECORD_MAX_MB")) {
         // At least 1: a cap of 0 would record nothing, which leaving AMXBLAS_RECORD unset says.
         if (parse_int(x, 1, 1L << 30, &v)) s.record_max_bytes = static_cast<size_t>(v) << 20;

@@ -77,12 +77,12 @@ void valid_values_are_taken(void**) {
 }
 
 void invalid_values_fall_back_to_defaults(void**) {
-    g_env = {{"AMXBLAS_FP32", "yes"},        {"AMXBLAS_FP64_PRODUCTS", "7"},
+    g_env = {{"AMXBLAS_FP32", "maybe"},      {"AMXBLAS_FP64_PRODUCTS", "7"},
              {"AMXBLAS_MIN_N", "12x"},       {"AMXBLAS_SHAPES", "round"},
              {"AMXBLAS_BACKEND", "gpu"},     {"AMXBLAS_NUM_THREADS", "0"},
              {"AMXBLAS_VERBOSE", "3"},       {"OMP_NUM_THREADS", "5,2"},
              {"AMXBLAS_SUMMARY_EVERY", "-1"},
-             {"AMXBLAS_RECORD_ALL", "yes"},  {"AMXBLAS_RECORD_MAX_MB", "0"}};
+             {"AMXBLAS_RECORD_ALL", "2"},    {"AMXBLAS_RECORD_MAX_MB", "0"}};
     const Settings s = read_settings(fake_env, 8);
     assert_true(s.fp32);
     assert_int_equal(s.fp64_products, 0);
@@ -186,6 +186,30 @@ void fp64_engine_and_its_counts(void**) {
         assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_PRODUCTS=\"12\" is not valid "
                                                          "(accepted with AMXBLAS_FP64_ENGINE=") + engine +
                                              ": 0, 6, 10, 15, 21, 28, 36 or auto); using 0\n").c_str());
+    }
+}
+
+// Wherever 0 and 1 are accepted, so are on/off, yes/no and true/false in any case, as the
+// launcher's --fp32 on|off (issue 48, item 5): AMXBLAS_FP32=off meant routing off, and kept it on.
+void booleans_in_words(void**) {
+    const std::pair<const char*, bool> words[] = {
+        {"1", true},     {"0", false},   {"on", true},  {"off", false}, {"yes", true}, {"no", false},
+        {"true", true},  {"false", false}, {"ON", true}, {"Off", false}, {"YES", true}, {"No", false},
+        {"True", true},  {"FALSE", false}};
+    for (const auto& [text, value] : words) {
+        g_env = {{"AMXBLAS_FP32", text}, {"AMXBLAS_RECORD_ALL", text}};
+        const Settings s = read_settings(fake_env, 1);
+        assert_true(s.fp32 == value);
+        assert_true(s.record_all == value);
+    }
+    std::string warned;
+    for (const char* bad : {"2", "", " on", "off ", "y", "n", "enable", "0x1", "o"}) {
+        g_env = {{"AMXBLAS_FP32", bad}};
+        const Settings s = read_settings_warned(&warned);
+        assert_true(s.fp32);
+        assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP32=\"") + bad +
+                                             "\" is not valid (accepted: 1, on, yes or true; 0, off, no or false; "
+                                             "in any case); using 1\n").c_str());
     }
 }
 
@@ -423,6 +447,7 @@ int main() {
         cmocka_unit_test(omp_num_threads_is_the_second_choice),
         cmocka_unit_test(every_fp64_product_count),
         cmocka_unit_test(fp64_engine_and_its_counts),
+        cmocka_unit_test(booleans_in_words),
         cmocka_unit_test(call_line_format),
         cmocka_unit_test(numbers_are_plain_decimal),
         cmocka_unit_test(routing_outlook_without_amx),
