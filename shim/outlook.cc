@@ -59,6 +59,20 @@ std::string backend_setting(BackendChoice choice) {
                 : kernels::backend_name(kernels::kAllBackends[static_cast<int>(choice) - 1]));
 }
 
+// "AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference (portable, slow)": the backends this
+// machine runs, fastest first (the table's order); the first of them in *first.
+std::string runnable_backends(const Hardware& hw, BackendChoice* first) {
+    std::string list;
+    for (kernels::Backend b : kernels::kAllBackends) {
+        if (!hw.can_run(b)) continue;
+        const auto choice = static_cast<BackendChoice>(static_cast<int>(b) + 1);
+        if (list.empty()) *first = choice;
+        list += std::string(list.empty() ? "" : " or ") + backend_setting(choice);
+        if (b == kernels::Backend::reference) list += " (portable, slow)";
+    }
+    return list;
+}
+
 }  // namespace
 
 // One note names everything that stops routing here and every setting that would route: the
@@ -73,21 +87,15 @@ std::string routing_outlook(const Settings& s, const Hardware& hw) {
     const bool model_none = !machine && s.shapes == ShapeRule::automatic && gain < kCostMargin;
     if (!machine && !model_none && (fp32 || fp64)) return "";
 
-    // The backends that would run, fastest first (the table's order), when the one asked for
-    // cannot; the shape rule is needed when the first of them gains nothing under the model.
+    // The backends that would run, when the one asked for cannot; the shape rule is needed when
+    // the first of them gains nothing under the model.
     std::string backends;
     bool shapes_needed = model_none;
     if (machine) {
-        bool first = true;
-        for (kernels::Backend b : kernels::kAllBackends) {
-            if (!hw.can_run(b)) continue;
-            const auto choice = static_cast<BackendChoice>(static_cast<int>(b) + 1);
-            backends += std::string(first ? "" : " or ") + backend_setting(choice);
-            if (b == kernels::Backend::reference) backends += " (portable, slow)";
-            if (first && s.shapes == ShapeRule::automatic)
-                shapes_needed = large_call_gain(s, machine_decision(s, choice, hw)) < kCostMargin;
-            first = false;
-        }
+        BackendChoice first = BackendChoice::automatic;
+        backends = runnable_backends(hw, &first);
+        if (s.shapes == ShapeRule::automatic)
+            shapes_needed = large_call_gain(s, machine_decision(s, first, hw)) < kCostMargin;
     }
 
     std::string line = "note: no GEMM will be routed with these settings on this machine: ";
@@ -125,6 +133,15 @@ std::string routing_outlook(const Settings& s, const Hardware& hw) {
         options += ", --fp64-products";
     }
     return line + " (amxblas-run: " + options + ")";
+}
+
+std::string backend_request_warning(const Settings& s, const Hardware& hw) {
+    if (s.backend == BackendChoice::automatic) return "";
+    const Decision d = machine_decision(s, s.backend, hw);
+    if (d.route != Route::forward) return "";
+    BackendChoice first = BackendChoice::automatic;
+    return "warning: " + backend_setting(s.backend) + " asks for a backend this CPU cannot run (" + d.reason +
+           "): no GEMM is routed; " + runnable_backends(hw, &first) + " runs here";
 }
 
 void log_routing_outlook_once() {

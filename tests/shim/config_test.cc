@@ -8,9 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -19,6 +23,7 @@ extern "C" {
 }
 
 #include "shim/config.h"
+#include "shim/config_warnings.h"
 #include "shim/log.h"
 #include "shim/outlook.h"
 
@@ -406,6 +411,108 @@ void following_the_note_routes(void**) {
     assert_true(notes >= 12);
 }
 
+// AMXBLAS_LOG asks for a log, as the launcher's --log does: without AMXBLAS_VERBOSE it writes one
+// line per call there (issue 48, item 4); an AMXBLAS_VERBOSE given is kept, 0 included.
+void log_turns_logging_on(void**) {
+    g_env = {{"AMXBLAS_LOG", "run.log"}};
+    assert_int_equal(read_settings(fake_env, 1).verbose, 2);
+    g_env = {{"AMXBLAS_LOG", "run.log"}, {"AMXBLAS_VERBOSE", "1"}};
+    assert_int_equal(read_settings(fake_env, 1).verbose, 1);
+    g_env = {{"AMXBLAS_LOG", "run.log"}, {"AMXBLAS_VERBOSE", "0"}};
+    assert_int_equal(read_settings(fake_env, 1).verbose, 0);
+    g_env = {{"AMXBLAS_LOG", ""}};  // empty: stderr, as unset
+    assert_int_equal(read_settings(fake_env, 1).verbose, 0);
+    std::string warned;
+    g_env = {{"AMXBLAS_LOG", "run.log"}, {"AMXBLAS_VERBOSE", "3"}};
+    assert_int_equal(read_settings_warned(&warned).verbose, 2);
+    assert_string_equal(warned.c_str(), "amxblas: warning: AMXBLAS_VERBOSE=\"3\" is not valid (accepted: 0, 1 or 2); "
+                                        "using 2 (AMXBLAS_LOG is set)\n");
+}
+
+// The names of the AMXBLAS_* variables read_settings() looks up.
+std::set<std::string> g_asked;
+const char* asking_env(const char* name) {
+    if (!std::strncmp(name, "AMXBLAS_", 8)) g_asked.insert(name);
+    return nullptr;
+}
+
+// shim/variables.def's library rows are exactly the variables read_settings() reads, and the
+// rows of docs/configuration.md's table: a variable it reads is never called unknown, and one
+// the page documents is read.
+void variables_table_is_what_is_read(void**) {
+    g_asked.clear();
+    read_settings(asking_env, 1);
+    std::set<std::string> rows;
+#define AMXBLAS_VARIABLE(name, reader) \
+    if (std::string(#reader) == "library") rows.insert(#name);
+#include "shim/variables.def"
+#undef AMXBLAS_VARIABLE
+    assert_true(rows == g_asked);
+    std::ifstream page(AMXBLAS_CONFIGURATION_MD);
+    assert_true(page.good());
+    std::set<std::string> documented;
+    for (std::string line; std::getline(page, line);)
+        if (line.rfind("| `AMXBLAS_", 0) == 0) documented.insert(line.substr(3, line.find('`', 3) - 3));
+    for (const std::string& name : documented) if (!rows.count(name)) print_error("documented, not read: %s\n", name.c_str());
+    for (const std::string& name : rows) if (!documented.count(name)) print_error("read, not documented: %s\n", name.c_str());
+    assert_true(rows == documented);
+}
+
+// configuration_warnings() for an environment given as NAME=VALUE strings.
+std::vector<std::string> warnings_for(std::vector<std::string> environment, const Hardware& hw) {
+    g_env.clear();
+    for (const std::string& e : environment) g_env[e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
+    std::vector<const char*> envp;
+    for (const std::string& e : environment) envp.push_back(e.c_str());
+    envp.push_back(nullptr);
+    return configuration_warnings(envp.data(), read_settings(fake_env, 4), hw);
+}
+
+// A mistake that would otherwise say nothing gets one line, whatever the verbosity (issue 48,
+// item 4): a variable of the prefix that nothing reads (with the nearest known name), AMXBLAS_LOG
+// with logging turned off, a backend asked for by name that this machine cannot run.
+void configuration_warnings_for_silent_mistakes(void**) {
+    const Hardware bare = machine(false, false);
+    std::vector<std::string> w = warnings_for({"AMXBLAS_FP64_PRODUCT=21", "PATH=/bin"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_string_equal(w[0].c_str(), "warning: AMXBLAS_FP64_PRODUCT is not a variable of amxblas and is ignored; "
+                                      "did you mean AMXBLAS_FP64_PRODUCTS?");
+    w = warnings_for({"amxblas_verbose=2"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_non_null(std::strstr(w[0].c_str(), "amxblas_verbose is not a variable of amxblas and is ignored; "
+                                              "did you mean AMXBLAS_VERBOSE?"));
+    w = warnings_for({"AMXBLAS_BACKNED=reference", "AMXBLAS_MINN=64"}, bare);
+    assert_int_equal(w.size(), 2);
+    assert_non_null(std::strstr(w[0].c_str(), "did you mean AMXBLAS_BACKEND?"));
+    assert_non_null(std::strstr(w[1].c_str(), "did you mean AMXBLAS_MIN_N?"));
+    // Read by other tools (the launcher, the tests, package managers), or by the library: quiet.
+    w = warnings_for({"AMXBLAS_LIBRARY=/x.so", "AMXBLAS_EXPLAIN=/x", "AMXBLAS_TEST_BACKEND=reference",
+                      "AMXBLAS_ROOT=/opt/amxblas", "AMXBLAS_FP32=1", "AMXBLAS_BACKEND=reference",
+                      "AMXBLAS_LOG=run.log", "OMP_NUM_THREADS=2"},
+                     bare);
+    assert_int_equal(w.size(), 0);
+    // AMXBLAS_LOG with AMXBLAS_VERBOSE=0: nothing would be written to it.
+    w = warnings_for({"AMXBLAS_LOG=run.log", "AMXBLAS_VERBOSE=0"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_string_equal(w[0].c_str(), "warning: AMXBLAS_LOG=run.log is set, but AMXBLAS_VERBOSE=0 turns logging off: "
+                                      "nothing is written there (leave AMXBLAS_VERBOSE unset, or set it to 1 or 2)");
+    // A backend asked for by name that this CPU cannot run; auto is no request.
+    w = warnings_for({"AMXBLAS_BACKEND=amx"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_string_equal(w[0].c_str(), "warning: AMXBLAS_BACKEND=amx asks for a backend this CPU cannot run "
+                                      "(backend:no-amx): no GEMM is routed; AMXBLAS_BACKEND=reference (portable, slow) runs here");
+    w = warnings_for({"AMXBLAS_BACKEND=avx512"}, machine(false, false));
+    assert_int_equal(w.size(), 1);
+    assert_non_null(std::strstr(w[0].c_str(), "(backend:no-avx512-bf16)"));
+    w = warnings_for({"AMXBLAS_BACKEND=amx"}, machine(false, true));
+    assert_non_null(std::strstr(w[0].c_str(), "; AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference (portable, slow) runs here"));
+    assert_int_equal(warnings_for({"AMXBLAS_BACKEND=auto"}, bare).size(), 0);
+    assert_int_equal(warnings_for({"AMXBLAS_BACKEND=amx"}, machine(true, false)).size(), 0);
+    Hardware harness = bare;  // the AMX harness runs the amx backend by name
+    harness.amx_emulator = true;
+    assert_int_equal(warnings_for({"AMXBLAS_BACKEND=amx"}, harness).size(), 0);
+}
+
 // K = 0 or ALPHA = 0 forms no product: no GF/s from 2mnk for it.
 void beta_scale_line_has_no_rate(void**) {
     CallRecord r{};
@@ -452,6 +559,9 @@ int main() {
         cmocka_unit_test(numbers_are_plain_decimal),
         cmocka_unit_test(routing_outlook_without_amx),
         cmocka_unit_test(following_the_note_routes),
+        cmocka_unit_test(log_turns_logging_on),
+        cmocka_unit_test(variables_table_is_what_is_read),
+        cmocka_unit_test(configuration_warnings_for_silent_mistakes),
         cmocka_unit_test(beta_scale_line_has_no_rate),
         cmocka_unit_test(log_path_expansion),
     };
