@@ -15,7 +15,8 @@ comment on the line before it (blank lines between allowed), which the rendered 
     <!-- example: skip: REASON -->
         not run, for the reason given (a placeholder program, the build itself)
 
-Each command runs with sh in a scratch folder laid out as a clone after ./scripts/demo.sh:
+Each command runs with sh, its output on a pseudo-terminal (stdout and stderr in the order a
+terminal shows them), in a scratch folder laid out as a clone after ./scripts/demo.sh:
 the source tree's files (linked), build/ (the build tree's entries, and build/demo/gemm_check,
 which demo.sh builds from tests/programs/gemm_check.f90: the build's own copy), and bin/ on PATH
 holding amxblas-run, amxblas-report and amxblas-replay as an installation would. No AMXBLAS_*
@@ -46,10 +47,14 @@ Usage:
 import argparse
 import difflib
 import os
+import pty
 import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 SHELL_INFO = {"sh", "shell", "bash", "console"}
 MARKER = re.compile(r"^<!--\s*example:\s*(.*?)\s*-->\s*$")
@@ -262,6 +267,41 @@ def unmet(needs, have):
     return None
 
 
+def run_in_terminal(command, cwd, env):
+    """Runs command with sh, its stdout and stderr on a pseudo-terminal, as in the terminal the
+    page's output was copied from: a program's stdout is then line-buffered, so its lines and
+    the library's (on stderr) come in the order they are written. Returns (output without the
+    terminal's carriage returns, exit status or why it was stopped)."""
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(["sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=slave, stderr=slave, start_new_session=True)
+    finally:
+        os.close(slave)
+    chunks, deadline = [], time.monotonic() + COMMAND_TIMEOUT_S
+    status = None
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            os.killpg(proc.pid, signal.SIGKILL)
+            status = f"killed after {COMMAND_TIMEOUT_S} s"
+            break
+        ready, _, _ = select.select([master], [], [], min(left, 1.0))
+        if not ready:
+            continue
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: every writer has closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    code = proc.wait()
+    output = b"".join(chunks).decode(errors="replace").replace("\r\n", "\n").replace("\r", "")
+    return output, status if status else code
+
+
 def run_page(args):
     page_path = os.path.join(args.source, args.page)
     examples = shell_examples(page_path, args.page)
@@ -288,13 +328,7 @@ def run_page(args):
         ran += 1
         for line, command, shown in ex.commands():
             text = command.replace(PLACEHOLDER_LIBRARY, library)
-            try:
-                r = subprocess.run(["sh", "-c", text], cwd=work, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, errors="replace",
-                                   timeout=COMMAND_TIMEOUT_S)
-                output, status = r.stdout, r.returncode
-            except subprocess.TimeoutExpired as e:
-                output, status = (e.stdout or b"").decode(errors="replace"), f"killed after {COMMAND_TIMEOUT_S} s"
+            output, status = run_in_terminal(text, work, env)
             output = output.replace(library, PLACEHOLDER_LIBRARY).replace(work + "/", "")
             actual = output.split("\n")
             problem = None
