@@ -13,6 +13,16 @@ for opt in --fp64-products --fp64-engine --fp32 --verbose --log --backend --min-
     printf '%s\n' "$help" | grep -q -- "$opt" || fail "--help does not mention $opt"
 done
 echo "ok: --help mentions every option"
+# It names every routine the library takes over, as shim/routines.def lists them (issue 48:
+# it named sgemm_ and dgemm_ only): the LP64 names; the _64 twins are named as a family.
+routines=$(sed -n 's/^AMXBLAS_\(FORTRAN\|CBLAS\)_GEMM(\([a-z_]*\), *[a-z]*, *int32_t).*/\2/p' \
+    "$(dirname "$0")/../../shim/routines.def")
+[ -n "$routines" ] || fail "no routines read from shim/routines.def"
+for routine in $routines; do
+    printf '%s\n' "$help" | grep -qw -- "$routine" || fail "--help does not name $routine"
+done
+printf '%s\n' "$help" | grep -q -- "_64" || fail "--help does not name the _64 twins"
+echo "ok: --help names every routine of shim/routines.def: $(echo $routines)"
 
 # expect_usage_error EXPECTED-TEXT ARGS...: exit status 2 and EXPECTED-TEXT on stderr.
 expect_usage_error() {
