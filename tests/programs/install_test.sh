@@ -19,6 +19,10 @@ esac
 pc=$(find "$out/prefix" -name amxblas.pc | head -1)
 [ -n "$pc" ] || fail "no amxblas.pc installed"
 grep -qx "preload=\${libdir}/libamxblas.so.0" "$pc" || fail "$pc has no preload variable"
+# The description names the four GEMMs the library takes over (issue 48: SGEMM/DGEMM only).
+for routine in SGEMM DGEMM CGEMM ZGEMM; do
+    grep "^Description:" "$pc" | grep -qw "$routine" || fail "$pc's description does not name $routine: $(grep "^Description:" "$pc")"
+done
 command -v pkg-config >/dev/null || skip "pkg-config is not installed (Debian: pkg-config)"
 preload=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=preload amxblas) ||
     fail "pkg-config cannot read $pc"
