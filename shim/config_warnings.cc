@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstring>
 #include <iterator>
+#include <string_view>
 
 #include "shim/outlook.h"
 
@@ -13,8 +14,12 @@ namespace amxblas {
 
 namespace {
 
-constexpr const char* kKnownVariables[] = {
-#define AMXBLAS_VARIABLE(name, reader) #name,
+struct KnownVariable {
+    const char* name;
+    bool suggested;  // a name a user sets to configure amxblas: the library's and the launcher's
+};
+constexpr KnownVariable kKnownVariables[] = {
+#define AMXBLAS_VARIABLE(name, reader) {#name, std::string_view(#reader) != "packaging"},
 #include "shim/variables.def"
 #undef AMXBLAS_VARIABLE
 };
@@ -39,13 +44,17 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     return row[b.size()];
 }
 
-// The known name nearest to `name` (the first of the table among equals).
+// The configuration variable nearest to `name` (the first of the table among equals).
 const char* nearest_known(const std::string& name) {
-    const char* best = kKnownVariables[0];
-    std::size_t best_distance = edit_distance(name, best);
-    for (const char* known : kKnownVariables) {
-        const std::size_t d = edit_distance(name, known);
-        if (d < best_distance) best = known, best_distance = d;
+    const char* best = nullptr;
+    std::size_t best_distance = 0;
+    for (const KnownVariable& known : kKnownVariables) {
+        if (!known.suggested) continue;
+        const std::size_t d = edit_distance(name, known.name);
+        if (!best || d < best_distance) {
+            best = known.name;
+            best_distance = d;
+        }
     }
     return best;
 }
@@ -54,7 +63,7 @@ const char* nearest_known(const std::string& name) {
 bool is_known(const std::string& name) {
     if (name.compare(0, sizeof kTestPrefix - 1, kTestPrefix) == 0) return true;
     return std::any_of(std::begin(kKnownVariables), std::end(kKnownVariables),
-                       [&](const char* known) { return name == known; });
+                       [&](const KnownVariable& known) { return name == known.name; });
 }
 
 }  // namespace

@@ -485,6 +485,10 @@ void configuration_warnings_for_silent_mistakes(void**) {
     assert_int_equal(w.size(), 2);
     assert_non_null(std::strstr(w[0].c_str(), "did you mean AMXBLAS_BACKEND?"));
     assert_non_null(std::strstr(w[1].c_str(), "did you mean AMXBLAS_MIN_N?"));
+    // The nearest name suggested is one a user sets to configure amxblas, never a packaging one.
+    w = warnings_for({"AMXBLAS_DIRS=/opt"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_null(std::strstr(w[0].c_str(), "AMXBLAS_DIR?"));
     // Read by other tools (the launcher, the tests, package managers), or by the library: quiet.
     w = warnings_for({"AMXBLAS_LIBRARY=/x.so", "AMXBLAS_EXPLAIN=/x", "AMXBLAS_TEST_BACKEND=reference",
                       "AMXBLAS_ROOT=/opt/amxblas", "AMXBLAS_FP32=1", "AMXBLAS_BACKEND=reference",
