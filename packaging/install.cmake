@@ -6,7 +6,7 @@
 #   <prefix>/bin/amxblas-report
 #   <prefix>/bin/amxblas-replay          (its rule is in scripts/replay/CMakeLists.txt: a built program)
 #   <prefix>/<libdir>/pkgconfig/amxblas.pc
-#   <prefix>/share/doc/amxblas/README.md, LICENSE, docs/*.md
+#   <prefix>/share/doc/amxblas/README.md, LICENSE, docs/*.md, and the files these link to
 
 include(GNUInstallDirs)
 set(amxblas_packaging_dir ${CMAKE_CURRENT_LIST_DIR})
@@ -103,3 +103,59 @@ if(EXISTS ${amxblas_packaging_dir}/../docs)
   install(DIRECTORY ${amxblas_packaging_dir}/../docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
           FILES_MATCHING PATTERN "*.md" PATTERN "bench" EXCLUDE)
 endif()
+
+# What the pages link to besides each other (docs/bench/'s figures and data, the READMEs of the
+# AMX harness and of the captured calls): installed at the same place relative to the pages, so
+# that every link of the installed docs resolves as in the source tree (programs_install checks
+# them with tests/docs/check_links.py). Read from the pages' relative links, [text](path), at
+# configure time, so a link added or a file moved is followed.
+get_filename_component(amxblas_source_root ${amxblas_packaging_dir}/.. ABSOLUTE)
+file(GLOB amxblas_doc_pages RELATIVE ${amxblas_source_root} ${amxblas_source_root}/README.md
+     ${amxblas_source_root}/docs/*.md)
+set(amxblas_linked_dirs)
+set(amxblas_linked_files)
+foreach(page IN LISTS amxblas_doc_pages)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${amxblas_source_root}/${page})
+  file(READ ${amxblas_source_root}/${page} page_text)
+  # Brackets out first: CMake does not split a list at a ';' inside [ ].
+  string(REPLACE "[" "{" page_text "${page_text}")
+  string(REPLACE "]" "}" page_text "${page_text}")
+  string(REGEX MATCHALL "}\\([^)# ]+" page_links "${page_text}")
+  get_filename_component(page_dir ${amxblas_source_root}/${page} DIRECTORY)
+  foreach(link IN LISTS page_links)
+    string(SUBSTRING "${link}" 2 -1 link)
+    if(link MATCHES "^[a-z]+:")  # http:, https:, mailto:
+      continue()
+    endif()
+    get_filename_component(target ${page_dir}/${link} ABSOLUTE)
+    file(RELATIVE_PATH relative ${amxblas_source_root} ${target})
+    if(relative MATCHES "^\\.\\." OR relative MATCHES "^(README\\.md|LICENSE|docs/[^/]*\\.md)$"
+       OR NOT EXISTS ${target})
+      continue()  # outside the tree, installed already, or broken (docs.links says so)
+    endif()
+    if(IS_DIRECTORY ${target})
+      list(APPEND amxblas_linked_dirs ${relative})
+    else()
+      list(APPEND amxblas_linked_files ${relative})
+    endif()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES amxblas_linked_dirs)
+list(REMOVE_DUPLICATES amxblas_linked_files)
+foreach(dir IN LISTS amxblas_linked_dirs)
+  string(REGEX REPLACE "/$" "" dir "${dir}")
+  install(DIRECTORY ${amxblas_source_root}/${dir}/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/${dir})
+endforeach()
+foreach(file IN LISTS amxblas_linked_files)
+  get_filename_component(file_dir ${file} DIRECTORY)
+  set(inside_linked_dir FALSE)
+  foreach(dir IN LISTS amxblas_linked_dirs)
+    string(REGEX REPLACE "/$" "" dir "${dir}")
+    if(file_dir STREQUAL dir OR file_dir MATCHES "^${dir}/")
+      set(inside_linked_dir TRUE)
+    endif()
+  endforeach()
+  if(NOT inside_linked_dir)
+    install(FILES ${amxblas_source_root}/${file} DESTINATION ${CMAKE_INSTALL_DOCDIR}/${file_dir})
+  endif()
+endforeach()

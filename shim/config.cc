@@ -1,5 +1,6 @@
 #include "shim/config.h"
 
+#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,23 +9,25 @@
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <vector>
 
-#include "kernels/common/fp_environment.h"
 #include "kernels/common/variants.h"
 #include "kernels/driver/emulated_gemm.h"
 #include "kernels/int8/crt_basis.h"
-#include "shim/hardware.h"
 #include "shim/messages.h"
 
 namespace amxblas {
 
 namespace {
 
-void warn_invalid(const char* var, const char* value, const char* accepted,
+// "warning: VAR="VALUE" is not valid (ACCEPTED); using USED", to *sink, or at once on stderr
+// when sink is null.
+void warn_invalid(std::vector<std::string>* sink, const char* var, const char* value, const char* accepted,
                   const char* used) {
     std::string msg = std::string("warning: ") + var + "=\"" + value + "\" is not valid (" +
                       accepted + "); using " + used;
-    warning_message(msg.c_str());
+    if (sink) sink->push_back(msg);
+    else warning_message(msg.c_str());
 }
 
 // The one rule for every numeric AMXBLAS_* variable: the value is a plain decimal number and
@@ -69,6 +72,25 @@ bool parse_decimal(const char* s, double* out) {
     }
     const std::from_chars_result r = std::from_chars(s, end, *out, std::chars_format::general);
     return r.ec == std::errc() && r.ptr == end;
+}
+
+// A switch: 1, on, yes or true; 0, off, no or false; in any case (the launcher's --fp32 takes
+// the same words). Nothing else: no spaces, no abbreviations.
+constexpr const char* kSwitchAccepted = "accepted: 1, on, yes or true; 0, off, no or false; in any case";
+bool parse_switch(const char* s, bool* out) {
+    for (const char* word : {"1", "on", "yes", "true"}) {
+        if (strcasecmp(s, word) == 0) {
+            *out = true;
+            return true;
+        }
+    }
+    for (const char* word : {"0", "off", "no", "false"}) {
+        if (strcasecmp(s, word) == 0) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
 }
 
 // OMP_NUM_THREADS may be a list ("4,2"): its first entry is the outer level. It is OpenMP's
@@ -125,16 +147,16 @@ std::string backend_choices() {
 
 }  // namespace
 
-Settings read_settings(EnvLookup env, int cores) {
+Settings read_settings(EnvLookup env, int cores, std::vector<std::string>* warnings) {
+    auto warn = [warnings](const char* var, const char* value, const char* accepted, const char* used) {
+        warn_invalid(warnings, var, value, accepted, used);
+    };
     Settings s;
     s.num_threads = cores > 0 ? cores : 1;
     long v;
 
-    if (const char* x = env("AMXBLAS_FP32")) {
-        if (!std::strcmp(x, "1")) s.fp32 = true;
-        else if (!std::strcmp(x, "0")) s.fp32 = false;
-        else warn_invalid("AMXBLAS_FP32", x, "accepted: 0 or 1", "1");
-    }
+    if (const char* x = env("AMXBLAS_FP32"); x && !parse_switch(x, &s.fp32))
+        warn("AMXBLAS_FP32", x, kSwitchAccepted, "1");
     // The engine first: it decides which counts AMXBLAS_FP64_PRODUCTS accepts.
     if (const char* x = env("AMXBLAS_FP64_ENGINE")) {
         const auto* name = std::find_if(std::begin(kFp64EngineNames), std::end(kFp64EngineNames),
@@ -142,7 +164,7 @@ Settings read_settings(EnvLookup env, int cores) {
         if (name != std::end(kFp64EngineNames))
             s.fp64_engine = static_cast<kernels::Fp64Engine>(name - std::begin(kFp64EngineNames));
         else
-            warn_invalid("AMXBLAS_FP64_ENGINE", x, "accepted: auto, bf16 or int8", "auto");
+            warn("AMXBLAS_FP64_ENGINE", x, "accepted: auto, bf16 or int8", "auto");
     }
     if (const char* x = env("AMXBLAS_FP64_PRODUCTS")) {
         if (!std::strcmp(x, "auto"))
@@ -151,75 +173,66 @@ Settings read_settings(EnvLookup env, int cores) {
                  fp64_count_accepted(s.fp64_engine, v))
             s.fp64_products = static_cast<int>(v);
         else
-            warn_invalid("AMXBLAS_FP64_PRODUCTS", x, fp64_products_choices(s.fp64_engine).c_str(), "0");
+            warn("AMXBLAS_FP64_PRODUCTS", x, fp64_products_choices(s.fp64_engine).c_str(), "0");
     }
     if (const char* x = env("AMXBLAS_FP64_TOL")) {
         double t = 0;
         if (parse_decimal(x, &t) && t >= 1e-3 && t <= 1e15)
             s.fp64_tol = t;
         else
-            warn_invalid("AMXBLAS_FP64_TOL", x, "accepted: a decimal number from 0.001 to 1e15", "1");
+            warn("AMXBLAS_FP64_TOL", x, "accepted: a decimal number from 0.001 to 1e15", "1");
     }
     if (const char* x = env("AMXBLAS_MIN_N")) {
         if (parse_int(x, 1, 1L << 30, &v)) s.min_n = static_cast<int>(v);
-        else warn_invalid("AMXBLAS_MIN_N", x, "accepted: an integer >= 1, digits only", "256");
+        else warn("AMXBLAS_MIN_N", x, "accepted: an integer >= 1, digits only", "256");
     }
     if (const char* x = env("AMXBLAS_SHAPES")) {
         if (!std::strcmp(x, "square")) s.shapes = ShapeRule::square;
         else if (!std::strcmp(x, "any")) s.shapes = ShapeRule::any;
         else if (!std::strcmp(x, "auto")) s.shapes = ShapeRule::automatic;
-        else warn_invalid("AMXBLAS_SHAPES", x, "accepted: auto, square or any", "auto");
+        else warn("AMXBLAS_SHAPES", x, "accepted: auto, square or any", "auto");
     }
     if (const char* x = env("AMXBLAS_BACKEND")) {
         kernels::Backend b;
         if (!std::strcmp(x, "auto")) s.backend = BackendChoice::automatic;
         else if (kernels::parse_backend(x, &b)) s.backend = static_cast<BackendChoice>(static_cast<int>(b) + 1);
-        else warn_invalid("AMXBLAS_BACKEND", x, ("accepted: " + backend_choices()).c_str(), "auto");
+        else warn("AMXBLAS_BACKEND", x, ("accepted: " + backend_choices()).c_str(), "auto");
     }
     const char* threads = env("AMXBLAS_NUM_THREADS");
     if (threads) {
         if (parse_int(threads, 1, 1 << 16, &v)) s.num_threads = static_cast<int>(v);
-        else warn_invalid("AMXBLAS_NUM_THREADS", threads, "accepted: an integer >= 1, digits only",
+        else warn("AMXBLAS_NUM_THREADS", threads, "accepted: an integer >= 1, digits only",
                           "OMP_NUM_THREADS, else all cores");
     }
     if (!threads || !parse_int(threads, 1, 1 << 16, &v)) {
         if (const char* omp = env("OMP_NUM_THREADS"); omp && parse_omp_threads(omp, &v))
             s.num_threads = static_cast<int>(v);
     }
+    // AMXBLAS_LOG asks for a log, as the launcher's --log does: without AMXBLAS_VERBOSE, one
+    // line per call is written there (an AMXBLAS_VERBOSE given, 0 included, is kept).
+    if (const char* x = env("AMXBLAS_LOG")) s.log_path = x;
+    if (!s.log_path.empty()) s.verbose = 2;
     if (const char* x = env("AMXBLAS_VERBOSE")) {
         if (parse_int(x, 0, 2, &v)) s.verbose = static_cast<int>(v);
-        else warn_invalid("AMXBLAS_VERBOSE", x, "accepted: 0, 1 or 2", "0");
+        else warn("AMXBLAS_VERBOSE", x, "accepted: 0, 1 or 2", s.verbose ? "2 (AMXBLAS_LOG is set)" : "0");
     }
-    if (const char* x = env("AMXBLAS_LOG")) s.log_path = x;
     if (const char* x = env("AMXBLAS_SUMMARY_EVERY")) {
         if (parse_int(x, 0, 1L << 30, &v)) s.summary_every_s = static_cast<int>(v);
-        else warn_invalid("AMXBLAS_SUMMARY_EVERY", x, "accepted: an integer >= 0 (seconds), digits only", "0 (at exit only)");
+        else warn("AMXBLAS_SUMMARY_EVERY", x, "accepted: an integer >= 0 (seconds), digits only", "0 (at exit only)");
     }
     if (const char* x = env("AMXBLAS_FALLBACK")) s.fallback = x;
     if (const char* x = env("AMXBLAS_MAX_WORKSPACE_MB")) {
         if (parse_int(x, 0, 1L << 40, &v)) s.workspace_cap_bytes = static_cast<size_t>(v) << 20;
-        else warn_invalid("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0, digits only", "0 (no cap)");
+        else warn("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0, digits only", "0 (no cap)");
     }
     if (const char* x = env("AMXBLAS_RECORD")) s.record_dir = x;
-    if (const char* x = env("AMXBLAS_RECORD_ALL")) {
-        if (!std::strcmp(x, "1")) s.record_all = true;
-        else if (!std::strcmp(x, "0")) s.record_all = false;
-        else warn_invalid("AMXBLAS_RECORD_ALL", x, "accepted: 0 or 1", "0");
-    }
+    if (const char* x = env("AMXBLAS_RECORD_ALL"); x && !parse_switch(x, &s.record_all))
+        warn("AMXBLAS_RECORD_ALL", x, kSwitchAccepted, "0");
     if (const char* x = env("AMXBLAS_RECORD_MAX_MB")) {
         // At least 1: a cap of 0 would record nothing, which leaving AMXBLAS_RECORD unset says.
         if (parse_int(x, 1, 1L << 30, &v)) s.record_max_bytes = static_cast<size_t>(v) << 20;
-        else warn_invalid("AMXBLAS_RECORD_MAX_MB", x, "accepted: an integer from 1 to 1073741824, digits only", "256");
+        else warn("AMXBLAS_RECORD_MAX_MB", x, "accepted: an integer from 1 to 1073741824, digits only", "256");
     }
-    return s;
-}
-
-const Settings& settings() {
-    static const Settings s = [] {
-        // AMXBLAS_FP64_TOL's digits read the same under any rounding mode of the caller's.
-        const kernels::LibraryFpEnvironment own_arithmetic;
-        return read_settings([](const char* name) -> const char* { return std::getenv(name); }, hardware().cores);
-    }();
     return s;
 }
 

@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
     call.ldc = std::max<std::int64_t>(1, call.m);
 
     Settings s = settings();
+    say_configuration_warnings();  // the run's settings, with what is wrong in them
     if (argc > 7) {
         kernels::Backend b;
         if (!kernels::parse_backend(argv[7], &b)) return usage("unknown backend");

@@ -34,6 +34,7 @@ void cblas_gemm(Routine r, int layout, int transa, int transb, Int m, Int n, Int
     };
     if (ReentryGuard::held()) return forward();
     ReentryGuard guard;
+    say_configuration_warnings();  // the first call of the process tree says them
 
     const char ta = trans_char(transa), tb = trans_char(transb);
     CallRecord rec{};

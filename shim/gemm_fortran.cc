@@ -19,6 +19,7 @@ void fortran_gemm(Routine r, const char* ta, const char* tb, const Int* m, const
     };
     if (ReentryGuard::held()) return forward();
     ReentryGuard guard;
+    say_configuration_warnings();  // the first call of the process tree says them
 
     CallRecord rec{};
     rec.routine = r;

@@ -13,6 +13,12 @@ namespace amxblas {
 // "amxblas: " prefix, no newline) saying why none will be and which settings would route.
 std::string routing_outlook(const Settings& settings, const Hardware& hw);
 
+// "" unless AMXBLAS_BACKEND names a backend this machine cannot run (the amx backend without AMX
+// and without the harness, avx512 without AVX-512 BF16); else one warning line (no "amxblas: "
+// prefix) that says so and names the backends that run here. AMXBLAS_BACKEND=auto asks for
+// nothing by name: routing_outlook() speaks for it.
+std::string backend_request_warning(const Settings& settings, const Hardware& hw);
+
 // Writes routing_outlook() to the log once per process, when AMXBLAS_VERBOSE >= 1 and it is not
 // empty; the first logged call does it.
 void log_routing_outlook_once();

@@ -19,6 +19,10 @@ esac
 pc=$(find "$out/prefix" -name amxblas.pc | head -1)
 [ -n "$pc" ] || fail "no amxblas.pc installed"
 grep -qx "preload=\${libdir}/libamxblas.so.0" "$pc" || fail "$pc has no preload variable"
+# The description names the four GEMMs the library takes over (issue 48: SGEMM/DGEMM only).
+for routine in SGEMM DGEMM CGEMM ZGEMM; do
+    grep "^Description:" "$pc" | grep -qw "$routine" || fail "$pc's description does not name $routine: $(grep "^Description:" "$pc")"
+done
 command -v pkg-config >/dev/null || skip "pkg-config is not installed (Debian: pkg-config)"
 preload=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=preload amxblas) ||
     fail "pkg-config cannot read $pc"
@@ -34,6 +38,12 @@ grep -q "^amxblas: summary pid=[0-9]* calls=[1-9]" "$out/preload.log" ||
 echo "ok: pkg-config's preload $preload exists and preloads (its summary is in $out/preload.log)"
 [ -f "$(dirname "$lib")/libamxblas.so.0" ] || fail "no libamxblas.so.0 beside $lib"
 [ -n "$(find "$out/prefix/share/doc" -name README.md)" ] || fail "no README.md in share/doc"
+# Every link of the installed README and pages resolves in the installed tree, as in the source
+# tree (issue 48: docs/bench/, tests/amxemu/README.md and tests/data/dft-gemm/README.md were
+# missing there).
+docdir=$(dirname "$(find "$out/prefix/share/doc" -name README.md -path '*/amxblas/*' | head -1)")
+python3 "$(dirname "$0")/../docs/check_links.py" "$docdir" || fail "the installed docs in $docdir have broken links"
+echo "ok: every link of the installed docs ($docdir) resolves"
 "$out/prefix/bin/amxblas-report" --help > /dev/null || fail "the installed amxblas-report fails"
 # --explain's helper is installed under libexec and the installed launcher finds it.
 "$out/prefix/bin/amxblas-run" --explain dgemm 4096 4096 256 > "$out/explain.out" 2>&1 ||

@@ -12,13 +12,13 @@ fail() {
 }
 
 # The backend that routes on this machine: $AMXBLAS_TEST_BACKEND if set, else avx512 when the
-# library says this machine runs it ($AMXBLAS_BACKENDS_HERE, set by CMakeLists.txt to
+# library says this machine runs it ($AMXBLAS_TEST_BACKENDS_HERE, set by CMakeLists.txt to
 # tests/common's amxblas_backends_here), else the portable reference kernels. AMX is never
 # assumed.
 test_backend() {
     if [ -n "${AMXBLAS_TEST_BACKEND:-}" ]; then
         printf '%s\n' "$AMXBLAS_TEST_BACKEND"
-    elif "${AMXBLAS_BACKENDS_HERE:?is set by tests/programs/CMakeLists.txt}" | grep -qx avx512; then
+    elif "${AMXBLAS_TEST_BACKENDS_HERE:?is set by tests/programs/CMakeLists.txt}" | grep -qx avx512; then
         printf 'avx512\n'
     else
         printf 'reference\n'

@@ -13,6 +13,16 @@ cd "$data"
 diff -u expected-report.txt "$out/report.txt" || fail "the table differs from $data/expected-report.txt"
 echo "ok: the table of percall.log + summary.log is as expected"
 
+# A log appended to by two runs (issue 48, item 6): the report adds them up and says so, naming
+# the processes whose summaries it holds; a log of one process says nothing of the kind (above).
+{ cat percall.log; sed 's/pid=4242/pid=5151/' percall.log; } > "$out/two-runs.log"
+"$report" "$out/two-runs.log" > "$out/two-runs.txt" || fail "amxblas-report exited $?"
+grep -q "^amxblas report: 1 log file(s), 24 calls," "$out/two-runs.txt" ||
+    fail "the two runs' calls are not added up: $(head -1 "$out/two-runs.txt")"
+grep -qxF "  $out/two-runs.log: 2 processes wrote it (pids 4242 and 5151); the table counts them all: runs appended to one log add up (AMXBLAS_LOG=run.%p.log keeps them apart)" "$out/two-runs.txt" ||
+    fail "the report does not say that two processes wrote the log: $(cat "$out/two-runs.txt")"
+echo "ok: a log of two runs is added up, and the report says two processes wrote it"
+
 status=0
 "$report" "$out/report.txt" 2> "$out/empty.err" || status=$?
 [ "$status" -eq 1 ] && grep -q 'no amxblas log lines' "$out/empty.err" ||

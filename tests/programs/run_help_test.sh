@@ -13,6 +13,16 @@ for opt in --fp64-products --fp64-engine --fp32 --verbose --log --backend --min-
     printf '%s\n' "$help" | grep -q -- "$opt" || fail "--help does not mention $opt"
 done
 echo "ok: --help mentions every option"
+# It names every routine the library takes over, as shim/routines.def lists them (issue 48:
+# it named sgemm_ and dgemm_ only): the LP64 names; the _64 twins are named as a family.
+routines=$(sed -n 's/^AMXBLAS_\(FORTRAN\|CBLAS\)_GEMM(\([a-z_]*\), *[a-z]*, *int32_t).*/\2/p' \
+    "$(dirname "$0")/../../shim/routines.def")
+[ -n "$routines" ] || fail "no routines read from shim/routines.def"
+for routine in $routines; do
+    printf '%s\n' "$help" | grep -qw -- "$routine" || fail "--help does not name $routine"
+done
+printf '%s\n' "$help" | grep -q -- "_64" || fail "--help does not name the _64 twins"
+echo "ok: --help names every routine of shim/routines.def: $(echo $routines)"
 
 # expect_usage_error EXPECTED-TEXT ARGS...: exit status 2 and EXPECTED-TEXT on stderr.
 expect_usage_error() {
@@ -50,6 +60,14 @@ for want in "LD_PRELOAD=$AMXBLAS_LIBRARY:libm.so.6" AMXBLAS_FP64_PRODUCTS=10 AMX
     printf '%s\n' "$env_out" | grep -qx -- "$want" || fail "the program's environment lacks $want"
 done
 echo "ok: the program runs with LD_PRELOAD prepended and the AMXBLAS_* variables set"
+
+# --fp32 takes what AMXBLAS_FP32 takes (issue 48, item 5): on/off, yes/no, true/false, 1/0, in
+# any case, and passes 1 or 0 on.
+for pair in on:1 off:0 yes:1 no:0 true:1 false:0 1:1 0:0 ON:1 Off:0 YES:1 False:0; do
+    env_out=$("$run" --fp32 "${pair%%:*}" -- env) || fail "--fp32 ${pair%%:*} refused"
+    printf '%s\n' "$env_out" | grep -qx "AMXBLAS_FP32=${pair#*:}" || fail "--fp32 ${pair%%:*} did not set AMXBLAS_FP32=${pair#*:}"
+done
+echo "ok: --fp32 takes on/off, yes/no, true/false and 1/0 in any case, as AMXBLAS_FP32 does"
 
 env_out=$("$run" --fp64-products 12 --fp64-engine int8 -- env)
 for want in AMXBLAS_FP64_PRODUCTS=12 AMXBLAS_FP64_ENGINE=int8; do

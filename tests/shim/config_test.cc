@@ -8,9 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -19,6 +23,7 @@ extern "C" {
 }
 
 #include "shim/config.h"
+#include "shim/config_warnings.h"
 #include "shim/log.h"
 #include "shim/outlook.h"
 
@@ -77,12 +82,12 @@ void valid_values_are_taken(void**) {
 }
 
 void invalid_values_fall_back_to_defaults(void**) {
-    g_env = {{"AMXBLAS_FP32", "yes"},        {"AMXBLAS_FP64_PRODUCTS", "7"},
+    g_env = {{"AMXBLAS_FP32", "maybe"},      {"AMXBLAS_FP64_PRODUCTS", "7"},
              {"AMXBLAS_MIN_N", "12x"},       {"AMXBLAS_SHAPES", "round"},
              {"AMXBLAS_BACKEND", "gpu"},     {"AMXBLAS_NUM_THREADS", "0"},
              {"AMXBLAS_VERBOSE", "3"},       {"OMP_NUM_THREADS", "5,2"},
              {"AMXBLAS_SUMMARY_EVERY", "-1"},
-             {"AMXBLAS_RECORD_ALL", "yes"},  {"AMXBLAS_RECORD_MAX_MB", "0"}};
+             {"AMXBLAS_RECORD_ALL", "2"},    {"AMXBLAS_RECORD_MAX_MB", "0"}};
     const Settings s = read_settings(fake_env, 8);
     assert_true(s.fp32);
     assert_int_equal(s.fp64_products, 0);
@@ -186,6 +191,30 @@ void fp64_engine_and_its_counts(void**) {
         assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_PRODUCTS=\"12\" is not valid "
                                                          "(accepted with AMXBLAS_FP64_ENGINE=") + engine +
                                              ": 0, 6, 10, 15, 21, 28, 36 or auto); using 0\n").c_str());
+    }
+}
+
+// Wherever 0 and 1 are accepted, so are on/off, yes/no and true/false in any case, as the
+// launcher's --fp32 on|off (issue 48, item 5): AMXBLAS_FP32=off meant routing off, and kept it on.
+void booleans_in_words(void**) {
+    const std::pair<const char*, bool> words[] = {
+        {"1", true},     {"0", false},   {"on", true},  {"off", false}, {"yes", true}, {"no", false},
+        {"true", true},  {"false", false}, {"ON", true}, {"Off", false}, {"YES", true}, {"No", false},
+        {"True", true},  {"FALSE", false}};
+    for (const auto& [text, value] : words) {
+        g_env = {{"AMXBLAS_FP32", text}, {"AMXBLAS_RECORD_ALL", text}};
+        const Settings s = read_settings(fake_env, 1);
+        assert_true(s.fp32 == value);
+        assert_true(s.record_all == value);
+    }
+    std::string warned;
+    for (const char* bad : {"2", "", " on", "off ", "y", "n", "enable", "0x1", "o"}) {
+        g_env = {{"AMXBLAS_FP32", bad}};
+        const Settings s = read_settings_warned(&warned);
+        assert_true(s.fp32);
+        assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP32=\"") + bad +
+                                             "\" is not valid (accepted: 1, on, yes or true; 0, off, no or false; "
+                                             "in any case); using 1\n").c_str());
     }
 }
 
@@ -297,7 +326,11 @@ void routing_outlook_without_amx(void**) {
                                               "cannot run (backend:no-amx)"));
     assert_non_null(std::strstr(line.c_str(), "AMXBLAS_BACKEND=reference (portable, slow)"));
     assert_null(std::strstr(line.c_str(), "AMXBLAS_BACKEND=avx512"));
+    // Every setting a route needs here, in the one note (issue 48): the backends that run here
+    // route nothing under the cost model, so the shape rule is named too.
+    assert_non_null(std::strstr(line.c_str(), "AMXBLAS_SHAPES=square or any"));
     assert_non_null(std::strstr(line.c_str(), "DGEMM and ZGEMM also need AMXBLAS_FP64_PRODUCTS=6, 10, 15, 21, 28, 36, or auto"));
+    assert_non_null(std::strstr(line.c_str(), "(amxblas-run: --backend, --shapes, --fp64-products)"));
     line = routing_outlook(s, machine(false, true));
     assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference"));
     s.fp64_products = 21;
@@ -315,6 +348,12 @@ void routing_outlook_without_amx(void**) {
     assert_non_null(std::strstr(line.c_str(), "AMXBLAS_SHAPES=auto routes only calls the cost model predicts to "
                                               "gain, and on the reference backend it predicts none"));
     assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_SHAPES=square or any"));
+    assert_null(std::strstr(line.c_str(), "DGEMM"));  // AMXBLAS_FP64_PRODUCTS=21, set above
+    s.fp64_products = 0;
+    line = routing_outlook(s, machine(false, false));
+    assert_non_null(std::strstr(line.c_str(), "set AMXBLAS_SHAPES=square or any; DGEMM and ZGEMM also need "
+                                              "AMXBLAS_FP64_PRODUCTS="));
+    s.fp64_products = 21;
     s.shapes = ShapeRule::square;
     assert_string_equal(routing_outlook(s, machine(false, false)).c_str(), "");
     s.shapes = ShapeRule::any;
@@ -324,6 +363,158 @@ void routing_outlook_without_amx(void**) {
     s.fp64_products = 0;
     line = routing_outlook(s, machine(true, true));
     assert_non_null(std::strstr(line.c_str(), "AMXBLAS_FP32=0 and AMXBLAS_FP64_PRODUCTS=0 route neither precision"));
+}
+
+// The settings a note names, applied to env: the first value it gives each AMXBLAS_* variable
+// after "To run the emulation anyway" (AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference:
+// avx512; AMXBLAS_FP64_PRODUCTS=6, 10, ...: 6).
+void apply_note(const std::string& note, std::map<std::string, std::string>* env) {
+    const std::size_t advice = note.find("To run the emulation anyway");
+    assert_true(advice != std::string::npos);
+    std::map<std::string, std::string> named;
+    for (std::size_t at = note.find("AMXBLAS_", advice); at != std::string::npos; at = note.find("AMXBLAS_", at + 1)) {
+        const std::size_t eq = note.find('=', at);
+        if (eq == std::string::npos || note.find_first_of(" ,;()", at) < eq) continue;
+        const std::size_t end = note.find_first_of(" ,;()", eq);
+        named.emplace(note.substr(at, eq - at), note.substr(eq + 1, end - eq - 1));  // the first value
+    }
+    for (const auto& [name, value] : named) (*env)[name] = value;
+}
+
+// A note names every setting a route needs here (issue 48, item 2): whatever the settings and
+// the machine, doing what it says routes something, and says nothing more, not a second note.
+void following_the_note_routes(void**) {
+    const std::map<std::string, std::string> starts[] = {
+        {},
+        {{"AMXBLAS_BACKEND", "avx512"}},
+        {{"AMXBLAS_BACKEND", "reference"}},
+        {{"AMXBLAS_BACKEND", "reference"}, {"AMXBLAS_FP64_PRODUCTS", "21"}},
+        {{"AMXBLAS_FP32", "0"}},
+        {{"AMXBLAS_FP32", "0"}, {"AMXBLAS_BACKEND", "reference"}},
+        {{"AMXBLAS_FP64_PRODUCTS", "auto"}, {"AMXBLAS_SHAPES", "square"}},
+    };
+    int notes = 0;
+    for (const bool amx : {false, true}) {
+        for (const bool avx512 : {false, true}) {
+            for (const auto& start : starts) {
+                g_env = start;
+                const std::string note = routing_outlook(read_settings(fake_env, 4), machine(amx, avx512));
+                if (note.empty()) continue;
+                ++notes;
+                apply_note(note, &g_env);
+                const std::string second = routing_outlook(read_settings(fake_env, 4), machine(amx, avx512));
+                if (!second.empty()) print_error("after the note %s\nthe note is %s\n", note.c_str(), second.c_str());
+                assert_string_equal(second.c_str(), "");
+            }
+        }
+    }
+    assert_true(notes >= 12);
+}
+
+// AMXBLAS_LOG asks for a log, as the launcher's --log does: without AMXBLAS_VERBOSE it writes one
+// line per call there (issue 48, item 4); an AMXBLAS_VERBOSE given is kept, 0 included.
+void log_turns_logging_on(void**) {
+    g_env = {{"AMXBLAS_LOG", "run.log"}};
+    assert_int_equal(read_settings(fake_env, 1).verbose, 2);
+    g_env = {{"AMXBLAS_LOG", "run.log"}, {"AMXBLAS_VERBOSE", "1"}};
+    assert_int_equal(read_settings(fake_env, 1).verbose, 1);
+    g_env = {{"AMXBLAS_LOG", "run.log"}, {"AMXBLAS_VERBOSE", "0"}};
+    assert_int_equal(read_settings(fake_env, 1).verbose, 0);
+    g_env = {{"AMXBLAS_LOG", ""}};  // empty: stderr, as unset
+    assert_int_equal(read_settings(fake_env, 1).verbose, 0);
+    std::string warned;
+    g_env = {{"AMXBLAS_LOG", "run.log"}, {"AMXBLAS_VERBOSE", "3"}};
+    assert_int_equal(read_settings_warned(&warned).verbose, 2);
+    assert_string_equal(warned.c_str(), "amxblas: warning: AMXBLAS_VERBOSE=\"3\" is not valid (accepted: 0, 1 or 2); "
+                                        "using 2 (AMXBLAS_LOG is set)\n");
+}
+
+// The names of the AMXBLAS_* variables read_settings() looks up.
+std::set<std::string> g_asked;
+const char* asking_env(const char* name) {
+    if (!std::strncmp(name, "AMXBLAS_", 8)) g_asked.insert(name);
+    return nullptr;
+}
+
+// shim/variables.def's library rows are exactly the variables read_settings() reads, and the
+// rows of docs/configuration.md's table: a variable it reads is never called unknown, and one
+// the page documents is read.
+void variables_table_is_what_is_read(void**) {
+    g_asked.clear();
+    read_settings(asking_env, 1);
+    std::set<std::string> rows;
+#define AMXBLAS_VARIABLE(name, reader) \
+    if (std::string(#reader) == "library") rows.insert(#name);
+#include "shim/variables.def"
+#undef AMXBLAS_VARIABLE
+    assert_true(rows == g_asked);
+    std::ifstream page(AMXBLAS_CONFIGURATION_MD);
+    assert_true(page.good());
+    std::set<std::string> documented;
+    for (std::string line; std::getline(page, line);)
+        if (line.rfind("| `AMXBLAS_", 0) == 0) documented.insert(line.substr(3, line.find('`', 3) - 3));
+    for (const std::string& name : documented) if (!rows.count(name)) print_error("documented, not read: %s\n", name.c_str());
+    for (const std::string& name : rows) if (!documented.count(name)) print_error("read, not documented: %s\n", name.c_str());
+    assert_true(rows == documented);
+}
+
+// configuration_warnings() for an environment given as NAME=VALUE strings.
+std::vector<std::string> warnings_for(std::vector<std::string> environment, const Hardware& hw) {
+    g_env.clear();
+    for (const std::string& e : environment) g_env[e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
+    std::vector<const char*> envp;
+    for (const std::string& e : environment) envp.push_back(e.c_str());
+    envp.push_back(nullptr);
+    return configuration_warnings(envp.data(), read_settings(fake_env, 4), hw);
+}
+
+// A mistake that would otherwise say nothing gets one line, whatever the verbosity (issue 48,
+// item 4): a variable of the prefix that nothing reads (with the nearest known name), AMXBLAS_LOG
+// with logging turned off, a backend asked for by name that this machine cannot run.
+void configuration_warnings_for_silent_mistakes(void**) {
+    const Hardware bare = machine(false, false);
+    std::vector<std::string> w = warnings_for({"AMXBLAS_FP64_PRODUCT=21", "PATH=/bin"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_string_equal(w[0].c_str(), "warning: AMXBLAS_FP64_PRODUCT is not a variable of amxblas and is ignored; "
+                                      "did you mean AMXBLAS_FP64_PRODUCTS?");
+    w = warnings_for({"amxblas_verbose=2"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_non_null(std::strstr(w[0].c_str(), "amxblas_verbose is not a variable of amxblas and is ignored; "
+                                              "did you mean AMXBLAS_VERBOSE?"));
+    w = warnings_for({"AMXBLAS_BACKNED=reference", "AMXBLAS_MINN=64"}, bare);
+    assert_int_equal(w.size(), 2);
+    assert_non_null(std::strstr(w[0].c_str(), "did you mean AMXBLAS_BACKEND?"));
+    assert_non_null(std::strstr(w[1].c_str(), "did you mean AMXBLAS_MIN_N?"));
+    // The nearest name suggested is one a user sets to configure amxblas, never a packaging one.
+    w = warnings_for({"AMXBLAS_DIRS=/opt"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_null(std::strstr(w[0].c_str(), "AMXBLAS_DIR?"));
+    // Read by other tools (the launcher, the tests, package managers), or by the library: quiet.
+    w = warnings_for({"AMXBLAS_LIBRARY=/x.so", "AMXBLAS_EXPLAIN=/x", "AMXBLAS_TEST_BACKEND=reference",
+                      "AMXBLAS_ROOT=/opt/amxblas", "AMXBLAS_FP32=1", "AMXBLAS_BACKEND=reference",
+                      "AMXBLAS_LOG=run.log", "OMP_NUM_THREADS=2"},
+                     bare);
+    assert_int_equal(w.size(), 0);
+    // AMXBLAS_LOG with AMXBLAS_VERBOSE=0: nothing would be written to it.
+    w = warnings_for({"AMXBLAS_LOG=run.log", "AMXBLAS_VERBOSE=0"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_string_equal(w[0].c_str(), "warning: AMXBLAS_LOG=run.log is set, but AMXBLAS_VERBOSE=0 turns logging off: "
+                                      "nothing is written there (leave AMXBLAS_VERBOSE unset, or set it to 1 or 2)");
+    // A backend asked for by name that this CPU cannot run; auto is no request.
+    w = warnings_for({"AMXBLAS_BACKEND=amx"}, bare);
+    assert_int_equal(w.size(), 1);
+    assert_string_equal(w[0].c_str(), "warning: AMXBLAS_BACKEND=amx asks for a backend this CPU cannot run "
+                                      "(backend:no-amx): no GEMM is routed; AMXBLAS_BACKEND=reference (portable, slow) runs here");
+    w = warnings_for({"AMXBLAS_BACKEND=avx512"}, machine(false, false));
+    assert_int_equal(w.size(), 1);
+    assert_non_null(std::strstr(w[0].c_str(), "(backend:no-avx512-bf16)"));
+    w = warnings_for({"AMXBLAS_BACKEND=amx"}, machine(false, true));
+    assert_non_null(std::strstr(w[0].c_str(), "; AMXBLAS_BACKEND=avx512 or AMXBLAS_BACKEND=reference (portable, slow) runs here"));
+    assert_int_equal(warnings_for({"AMXBLAS_BACKEND=auto"}, bare).size(), 0);
+    assert_int_equal(warnings_for({"AMXBLAS_BACKEND=amx"}, machine(true, false)).size(), 0);
+    Hardware harness = bare;  // the AMX harness runs the amx backend by name
+    harness.amx_emulator = true;
+    assert_int_equal(warnings_for({"AMXBLAS_BACKEND=amx"}, harness).size(), 0);
 }
 
 // K = 0 or ALPHA = 0 forms no product: no GF/s from 2mnk for it.
@@ -367,9 +558,14 @@ int main() {
         cmocka_unit_test(omp_num_threads_is_the_second_choice),
         cmocka_unit_test(every_fp64_product_count),
         cmocka_unit_test(fp64_engine_and_its_counts),
+        cmocka_unit_test(booleans_in_words),
         cmocka_unit_test(call_line_format),
         cmocka_unit_test(numbers_are_plain_decimal),
         cmocka_unit_test(routing_outlook_without_amx),
+        cmocka_unit_test(following_the_note_routes),
+        cmocka_unit_test(log_turns_logging_on),
+        cmocka_unit_test(variables_table_is_what_is_read),
+        cmocka_unit_test(configuration_warnings_for_silent_mistakes),
         cmocka_unit_test(beta_scale_line_has_no_rate),
         cmocka_unit_test(log_path_expansion),
     };

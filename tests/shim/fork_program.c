@@ -4,6 +4,9 @@
  *                          one more child that makes no call at all
  *   fork_program mid-call  a second thread is inside a routed call when the main thread forks;
  *                          the child's calls must not count it (no note=threads:concurrent-calls)
+ *   fork_program early     fork before the process's first call, then one call in the child and
+ *                          one in the parent, routed or not (the configuration's warnings must
+ *                          come once: tests/shim/CMakeLists.txt, shim.warnings.*)
  * Every product is checked exactly (small integers: exact in BF16 slices and in FP32), and every
  * process that made a routed call checks that it has a thread of the library's pool of its own
  * (named amxblas-worker: made in that process, since fork copies only the calling thread).
@@ -150,11 +153,21 @@ static int mid_call(int n) {
     return 1;
 }
 
+static int early(int n) {
+    const pid_t child = fork();
+    if (child == 0) exit(gemm_ok(n, "child") ? 0 : 1);
+    int ok = wait_ok(child, "child");
+    ok = gemm_ok(n, "parent") && ok;
+    printf("early: %s\n", ok ? "ok" : "FAILED");
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
     const int n = 256;
     fill(n);
     if (argc > 1 && strcmp(argv[1], "tree") == 0) return tree(n);
     if (argc > 1 && strcmp(argv[1], "mid-call") == 0) return mid_call(n);
-    fprintf(stderr, "usage: fork_program tree|mid-call\n");
+    if (argc > 1 && strcmp(argv[1], "early") == 0) return early(n);
+    fprintf(stderr, "usage: fork_program tree|mid-call|early\n");
     return 2;
 }
