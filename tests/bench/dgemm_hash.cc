@@ -14,6 +14,12 @@
 //                                                     12, 14, 16 and auto instead of the BF16
 //                                                     products; its bits are the same on every
 //                                                     backend too
+//   --engine auto                                     the automatic engine, as the library runs
+//                                                     AMXBLAS_FP64_ENGINE=auto: auto tries the
+//                                                     engines in turn, a fixed count is BF16's
+//   --problems P                                      the first P of the 5 shapes only (under the
+//                                                     AMX harness, where each tile instruction
+//                                                     traps: --backend amx --problems 2)
 //   --chunk R C D                                     cut every call into chunks of at most R rows,
 //                                                     C columns and D of K (kernels/driver/chunking.h;
 //                                                     rounded up to blocks and panels): the hashes
@@ -33,6 +39,7 @@
 
 #include "kernels/isa/backend.h"
 #include "kernels/driver/routed_gemm.h"
+#include "kernels/runtime/cpu_features.h"
 
 using namespace amxblas::kernels;
 
@@ -80,6 +87,7 @@ int main(int argc, char** argv) {
     o.threads = 2;
     std::vector<std::string> args(argv + 1, argv + argc);
     bool sgemm = false;
+    int problems = int(std::size(kProblems));
     for (std::size_t i = 0; i < args.size();) {
         if (args[i] == "--threads" && i + 1 < args.size()) {
             o.threads = std::max(1, std::atoi(args[i + 1].c_str()));
@@ -96,11 +104,16 @@ int main(int argc, char** argv) {
             o.chunk_depth = std::atoi(args[i + 3].c_str());
             args.erase(args.begin() + i, args.begin() + i + 4);
         } else if (args[i] == "--engine" && i + 1 < args.size()) {
-            if (args[i + 1] != "int8" && args[i + 1] != "bf16") {
-                std::fprintf(stderr, "amxblas_dgemm_hash: --engine bf16 or int8\n");
+            if (args[i + 1] != "int8" && args[i + 1] != "bf16" && args[i + 1] != "auto") {
+                std::fprintf(stderr, "amxblas_dgemm_hash: --engine bf16, int8 or auto\n");
                 return 2;
             }
-            o.fp64_engine = args[i + 1] == "int8" ? Fp64Engine::int8 : Fp64Engine::bf16;
+            o.fp64_engine = args[i + 1] == "int8"   ? Fp64Engine::int8
+                            : args[i + 1] == "auto" ? Fp64Engine::automatic
+                                                    : Fp64Engine::bf16;
+            args.erase(args.begin() + i, args.begin() + i + 2);
+        } else if (args[i] == "--problems" && i + 1 < args.size()) {
+            problems = std::clamp(std::atoi(args[i + 1].c_str()), 1, problems);
             args.erase(args.begin() + i, args.begin() + i + 2);
         } else if (args[i] == "--sgemm") {
             sgemm = true;
@@ -109,7 +122,9 @@ int main(int argc, char** argv) {
             ++i;
         }
     }
-    if (!backend_usable(o.backend, false)) {
+    // The AMX backend also runs under the trap-and-emulate harness (tests/amxemu), when it is preloaded.
+    o.amx_emulator = amx_emulator_present();
+    if (!backend_usable(o.backend, o.amx_emulator)) {
         std::printf("backend %s cannot run here\n", backend_name(o.backend));
         return 77;
     }
@@ -120,8 +135,9 @@ int main(int argc, char** argv) {
                                         : o.fp64_engine == Fp64Engine::int8 ? std::vector<int>{6, 9, 12, 14, 16, kFp64Auto}
                                                                             : std::vector<int>{6, 10, 15, 21, 28, 36, kFp64Auto};
         for (int kind = 0; kind < (sgemm ? 2 : 5); ++kind)
-            for (const Problem& s : kProblems)
+            for (int p = 0; p < problems; ++p)
                 for (int products : counts) {
+                    const Problem& s = kProblems[p];
                     std::mt19937_64 g(kind * 1000 + s.m + s.n + s.k);
                     const int m = s.m, n = s.n, k = s.k;
                     std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
@@ -137,15 +153,22 @@ int main(int argc, char** argv) {
                         continue;
                     }
                     o.fp64_products = products;
+                    Fp64AutoReport report;
+                    o.fp64_report = &report;
                     const GemmArgs<double> gd{'N', 'N', m, n, k, 1.5, a.data(), m, b.data(), k, 0.25, c.data(), m};
                     const char* why = amxblas::kernels::emulate_gemm(gd, o);
-                    std::printf("%-52s %4dx%4dx%4d products %3d: %-22s %016llx\n", kKinds[kind], m, n, k, products,
+                    std::printf("%-52s %4dx%4dx%4d products %3d: %-22s %016llx", kKinds[kind], m, n, k, products,
                                 why ? why : "ok", static_cast<unsigned long long>(fnv1a(c.data(), c.size() * sizeof(double))));
+                    // Auto: what ran (the engine, its count, the entries repaired), as the log reports it.
+                    if (products == kFp64Auto && !why)
+                        std::printf(" engine %s count %d repaired %ld", report.engine == Fp64Engine::int8 ? "int8" : "bf16", report.products,
+                                    report.repaired);
+                    std::printf("\n");
                 }
         return 0;
     }
     if (args.size() != 4 || args[0] != "--time") {
-        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--backend B] [--engine E] [--chunk R C D] [--sgemm | --time N PRODUCTS REPS]\n");
+        std::fprintf(stderr, "usage: amxblas_dgemm_hash [--threads T] [--backend B] [--engine E] [--chunk R C D] [--problems P] [--sgemm | --time N PRODUCTS REPS]\n");
         return 2;
     }
     const int n = std::atoi(args[1].c_str()), products = std::atoi(args[2].c_str()), reps = std::max(1, std::atoi(args[3].c_str()));
