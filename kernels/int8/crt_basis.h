@@ -43,7 +43,7 @@ struct CrtBasis {
     double M_limb[kCrtLimbs] = {};
     int limbs = 0;  // how many of them M has: the limbs from there on are 0 in every value above
     // 2^32 mod m_l and 2^64 mod m_l: the residues of integers cut into 32-bit pieces
-    // (kernels/int8/int8_residue_loops.inc).
+    // (kernels/isa/int8_residue_loops.inc).
     int two32_mod[kInt8MaxModuli] = {}, two64_mod[kInt8MaxModuli] = {};
 };
 

@@ -1,6 +1,6 @@
 // The certificate's per-entry loops over the rows i of one column j (kernels/certificate/fp64_certificate.cc
 // explains every term; docs/fp64-certificate.md proves them). One source
-// (kernels/certificate/fp64_certificate_loops.inc), built once per instruction set: plainly in
+// (kernels/isa/fp64_certificate_loops.inc), built once per instruction set: plainly in
 // kernels/isa/portable/fp64_certificate_portable.cc, with the AVX2 flags in
 // kernels/isa/avx2/fp64_certificate_avx2.cc and with the AVX-512 flags in
 // kernels/isa/avx512/fp64_certificate_avx512.cc, all with
