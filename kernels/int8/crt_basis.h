@@ -48,7 +48,7 @@ struct CrtBasis {
 };
 
 // The basis of the first `count` moduli, count in [kInt8MinModuli, kInt8MaxModuli]; built when
-// the library loads (no function-local static: fork safety, kernels/runtime/process_state.h).
+// the library loads (no function-local static: fork safety, kernels/driver/process_state.h).
 const CrtBasis& crt_basis(int count);
 
 }  // namespace amxblas::kernels

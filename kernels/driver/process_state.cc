@@ -1,5 +1,5 @@
 // Each call below returns a function-local static: calling it once here initialises it.
-#include "kernels/runtime/process_state.h"
+#include "kernels/driver/process_state.h"
 
 #include "kernels/isa/isa.h"
 #include "kernels/pack/pack.h"
