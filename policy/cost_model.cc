@@ -105,7 +105,7 @@ constexpr CostConstants kCost_reference = {
 double ceil_div(std::int64_t a, std::int64_t b) { return double((a + b - 1) / b); }
 double ru(std::int64_t a) { return ceil_div(a, kCostTile) * kCostTile; }
 
-// The driver's output blocks (kernels/driver/chunking.h, Blocking): 256 x 256, halved in both
+// The driver's output blocks (kernels/bf16/chunking.h, Blocking): 256 x 256, halved in both
 // directions down to 64 x 64 while the call has fewer than 8 blocks per thread. Their side.
 std::int64_t block_side(std::int64_t m, std::int64_t n, int threads) {
     std::int64_t b = kCostBlock;
@@ -219,7 +219,7 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
         predict_int8(in, c, threads, &p);
         return p;
     }
-    // A complex call is one real GEMM of M x 2N x 2K (kernels/driver/complex_gemm.cc).
+    // A complex call is one real GEMM of M x 2N x 2K (kernels/bf16/complex_gemm.cc).
     const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
     // FP64 auto: what it picks on ordinary inputs, 21 products of 6 slices (docs/accuracy.md),
     // plus its certificate's one lower-bound product, on the 6 slices it splits first (all 8
@@ -264,7 +264,7 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     // more for its facts, which a call in one chunk keeps: 6 slices, then per chunk the lower
     // bound's slice 0 and the products' 6 (its chunks are planned for 8 slices and a spare). A
     // fixed count does without that pass, its guessed scales holding on ordinary data
-    // (kernels/driver/fp64_gemm.cc): on several super-blocks they are checked on the first chunk
+    // (kernels/bf16/fp64_gemm.cc): on several super-blocks they are checked on the first chunk
     // of each operand, split once more.
     const double elem = fp64 ? 8 : 4;
     const double a_bytes = double(m) * k * elem, b_bytes = double(k) * n * elem;

@@ -3,7 +3,7 @@
 // and the real BLAS's time, so that decide() routes only the calls that gain. Pure: it reads
 // no matrix and no environment; its constants are one table (cost_model.cc), each with its
 // source. The counts follow the kernels' blocking (kernels/isa/microkernel.h,
-// kernels/driver/macro_kernel.h), restated here because the policy may include only
+// kernels/bf16/macro_kernel.h), restated here because the policy may include only
 // kernels/common/; the policy tests check that the two agree (tests/policy/test_cost_model.cc).
 #pragma once
 

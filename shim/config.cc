@@ -9,7 +9,7 @@
 #include <iterator>
 #include <string>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/common/variants.h"
 #include "kernels/int8/crt_basis.h"
 #include "shim/hardware.h"

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <type_traits>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "policy/route.h"
 #include "shim/beta_scale.h"

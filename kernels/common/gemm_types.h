@@ -56,7 +56,7 @@ struct PhaseTimes {
     // widening the product tiles and adding them into it (FP64): per-thread time, averaged.
     double reconstruct_s = 0;
     // FP64 on the BF16 engine: the passes over both operands that found the split's scales
-    // before the products (kernels/driver/fp64_facts.h); 0 where the guessed scales held.
+    // before the products (kernels/bf16/fp64_facts.h); 0 where the guessed scales held.
     int facts_passes = 0;
 };
 
@@ -87,7 +87,7 @@ struct RunOptions {
     // tests/kernels/kernels_geometry_test.cc runs a set of another geometry that is no
     // backend. Nothing above the kernels sets it.
     const MicroKernels* microkernels = nullptr;
-    // Smaller chunks than the driver's own (kernels/driver/chunking.h), rounded up to whole
+    // Smaller chunks than the driver's own (kernels/bf16/chunking.h), rounded up to whole
     // blocks and panels; 0: the driver's choice. For the tests that check that chunking
     // changes no bit; nothing above the kernels sets them.
     int chunk_rows = 0, chunk_cols = 0, chunk_depth = 0;

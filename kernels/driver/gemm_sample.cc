@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "kernels/common/chunk_plan.h"
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/sample_screen.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/int8_gemm.h"

@@ -11,13 +11,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/gemm_sample.h"
 #include "kernels/driver/sample_screen.h"
 #include "kernels/certificate/fp64_certificate.h"
 #include "kernels/certificate/fp64_structural_zeros.h"
 #include "kernels/common/reasons.h"
-#include "kernels/driver/macro_kernel.h"
+#include "kernels/bf16/macro_kernel.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/isa/microkernel.h"
 

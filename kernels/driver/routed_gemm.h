@@ -9,7 +9,7 @@
 // then compute (split and pack chunk by chunk, products, C). Before either engine's certificate
 // runs on the whole call, auto certifies a sample of its entries and forwards a call whose
 // sample mostly fails (kernels/driver/gemm_sample.h; docs/fp64-certificate.md, Section 11). Nothing is written to C unless the call returns nullptr; otherwise
-// the return value is the forward reason (kernels/driver/emulated_gemm.h lists the kernels' own).
+// the return value is the forward reason (kernels/bf16/emulated_gemm.h lists the kernels' own).
 #pragma once
 
 #include <complex>
@@ -21,7 +21,7 @@ namespace amxblas::kernels {
 const char* emulate_gemm(const GemmArgs<float>& args, const RunOptions& opt);
 // opt.fp64_products: the retained products (6 ... 36), or kFp64Auto.
 const char* emulate_gemm(const GemmArgs<double>& args, const RunOptions& opt);
-// CGEMM and ZGEMM (kernels/driver/complex_gemm.cc): the same, on the real GEMM of the parts, whose
+// CGEMM and ZGEMM (kernels/bf16/complex_gemm.cc): the same, on the real GEMM of the parts, whose
 // depth is 2K. ZGEMM's auto certifies each part of C against gamma_{K+1}, the bound of a complex
 // inner product of length K in real arithmetic, and repairs whole complex entries
 // (docs/fp64-certificate.md, Section 9).

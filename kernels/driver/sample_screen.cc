@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernels/common/pow2.h"
-#include "kernels/driver/macro_kernel.h"
+#include "kernels/bf16/macro_kernel.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_facts.h"
 #include "kernels/isa/isa.h"

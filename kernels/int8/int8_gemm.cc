@@ -7,7 +7,7 @@
 
 #include "kernels/common/pow2.h"
 #include "kernels/common/reasons.h"
-#include "kernels/driver/macro_kernel.h"
+#include "kernels/bf16/macro_kernel.h"
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_refine.h"

@@ -1,7 +1,7 @@
 // The FP64 INT8 engine (Ozaki scheme II on INT8 products; docs/fp64-int8.md): one real GEMM
 // op(A) (m x k) times op(B) (k x n), DGEMM's or the real GEMM of a ZGEMM's parts
-// (kernels/driver/complex_gemm.cc), handed back block by block to the caller's writer, as the
-// BF16 engine's blocked driver does (kernels/driver/blocked_gemm.h).
+// (kernels/bf16/complex_gemm.cc), handed back block by block to the caller's writer, as the
+// BF16 engine's blocked driver does (kernels/bf16/blocked_gemm.h).
 //
 //   1. int8_facts: one read of each operand (exponents, norms, lowest set bits).
 //   2. auto only: the magnitude product, block by block, and the certificate
@@ -15,7 +15,7 @@
 #pragma once
 
 #include "kernels/certificate/fp64_certificate.h"
-#include "kernels/driver/blocked_gemm.h"
+#include "kernels/bf16/blocked_gemm.h"
 
 namespace amxblas::kernels {
 

@@ -1,7 +1,7 @@
 // The micro-kernel contract: one mr x nr FP32 output tile over one packed BK panel.
 //
 // Every backend (reference, AVX-512 BF16, AMX-BF16) implements this contract and nothing else;
-// the driver (kernels/driver/macro_kernel.h) only loops over blocks, panels and tiles and calls through a
+// the driver (kernels/bf16/macro_kernel.h) only loops over blocks, panels and tiles and calls through a
 // MicroKernels table. Everything instruction-set specific lives behind these pointers.
 //
 // Geometry. Each table carries its own TileGeometry (mr, nr, kstep, and nr_vnni, the columns
@@ -56,9 +56,9 @@
 // FP32 and denormal results flush to zero. Accumulation order per output element: K steps in
 // order; in fp32_chain, within a K step the products in the operand-reuse order of Eq. (19).
 // So the FP32 bits depend on kstep (where the K steps' partial sums meet); the FP64 bits do not
-// (every panel sum is exact, kernels/driver/macro_kernel.h), whatever the geometry.
+// (every panel sum is exact, kernels/bf16/macro_kernel.h), whatever the geometry.
 // The order inside one pair may differ between instruction sets; for dgemm it cannot matter,
-// since every panel sum there is exact (see kernels/driver/macro_kernel.h).
+// since every panel sum there is exact (see kernels/bf16/macro_kernel.h).
 //
 // Threads: thread_begin() runs once per thread per call before its first tile, thread_end()
 // after its last (AMX loads the tile configuration there when the thread's loaded one differs,

@@ -12,7 +12,7 @@
 //   Per call and thread that computes a block: one STTILECFG (reading the loaded configuration back); one
 //   LDTILECFG only where the thread had not loaded the kernel's configuration yet; no
 //   TILERELEASE (the configuration is kept for the next call).
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/common/variants.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/runtime/cpu_features.h"
@@ -99,7 +99,7 @@ void check_counts(const char* what, const Shape& s, const Traffic& want, int thr
     assert_int_equal(c.tilestored, want.stores);
     assert_int_equal(c.tileloaddt1, 0);
     // Each thread configures its tiles once per parallel region of blocks: one per K chunk of
-    // 256 (kernels/driver/chunking.h; these shapes are one super-block).
+    // 256 (kernels/bf16/chunking.h; these shapes are one super-block).
     const uint64_t regions = uint64_t(s.k > 256 ? (s.k + 255) / 256 : 1);
     assert_true(c.sttilecfg >= 1 && c.sttilecfg <= uint64_t(threads) * regions);
     assert_true(c.ldtilecfg <= c.sttilecfg);

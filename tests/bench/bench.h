@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/common/variants.h"
 #include "tests/common/metrics.h"
 

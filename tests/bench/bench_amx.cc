@@ -140,7 +140,7 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
                              f.tilestored == double(n.tilestored) && f.tilezero == double(n.tilezero);
         // The 7- and 8-slice splits normalise each row and column, so on these inputs their last
         // slices can be zero in every entry, and the driver skips the products of empty slices
-        // (kernels/driver/fp64_gemm.cc, the live schedule): the harness then counts fewer products than
+        // (kernels/bf16/fp64_gemm.cc, the live schedule): the harness then counts fewer products than
         // the variant's nominal count. The model uses the paper's routes only, whose slices
         // are never all zero on uniform inputs; the formula must match those exactly.
         const int slices = route_slices(r);

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "tests/common/blas.h"
 #include "tests/common/metrics.h"

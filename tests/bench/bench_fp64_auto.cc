@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "kernels/runtime/cpu_features.h"
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "tests/bench/bench.h"
 #include "tests/bench/real_blas_threads.h"

@@ -21,7 +21,7 @@
 
 #include <cblas.h>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "shim/domain_check.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/runtime/cpu_features.h"

@@ -21,7 +21,7 @@
 //                                                     AMX harness, where each tile instruction
 //                                                     traps: --backend amx --problems 2)
 //   --chunk R C D                                     cut every call into chunks of at most R rows,
-//                                                     C columns and D of K (kernels/driver/chunking.h;
+//                                                     C columns and D of K (kernels/bf16/chunking.h;
 //                                                     rounded up to blocks and panels): the hashes
 //                                                     must not change
 // Backend avx512 unless --backend (DGEMM's bits are the same on every backend: kernels_gemm_test;

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/isa/backend.h"

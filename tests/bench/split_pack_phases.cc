@@ -2,7 +2,7 @@
 //   amxblas_split_pack_phases N SLICES THREADS REPS [TRANSA TRANSB] [cold]
 // Median of REPS after one warm-up, per phase: the exponent scan of op(A) rows and of op(B)
 // columns, the split + pack with known exponents, both steps in a row (the whole-operand split a
-// routed call's first pass does chunk by chunk: kernels/driver/fp64_facts.h), the gathers + scaling alone and the split arithmetic alone (on an L1 tile), a memcpy
+// routed call's first pass does chunk by chunk: kernels/bf16/fp64_facts.h), the gathers + scaling alone and the split arithmetic alone (on an L1 tile), a memcpy
 // of the same bytes, and A then B again into buffers every thread has just read (with 3
 // slices, the FP32 pack of the same values too, both ways). "cold": 256 MiB written between
 // repetitions, as after a compute phase. Inputs uniform in [-1, 1].

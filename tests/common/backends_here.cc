@@ -4,7 +4,7 @@
 // The tests' scripts ask this, not /proc/cpuinfo (tests/programs/lib.sh, test_backend).
 #include <cstdio>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "shim/hardware.h"
 
 int main() {

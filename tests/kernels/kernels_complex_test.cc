@@ -375,7 +375,7 @@ void test_complex_workspace_cap(void**) {
 
 }  // namespace
 
-// Cut into chunks of 64 x 64 x 256 (kernels/driver/chunking.h), a call gives the same bits as
+// Cut into chunks of 64 x 64 x 256 (kernels/bf16/chunking.h), a call gives the same bits as
 // in one chunk: CGEMM, ZGEMM fixed and auto, every op(), 2 threads. Quick (under the AMX
 // harness): smaller, op(B) = B only.
 template <typename R>

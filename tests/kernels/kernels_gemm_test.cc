@@ -163,7 +163,7 @@ void test_dgemm_bitwise_reproducible(void**) {
     }
 }
 
-// A call with few 256 x 256 blocks per thread is cut into smaller ones (kernels/driver/macro_kernel.h, Blocking):
+// A call with few 256 x 256 blocks per thread is cut into smaller ones (kernels/bf16/macro_kernel.h, Blocking):
 // the blocks a call has then depend on its thread count, and the result may not. SGEMM
 // on 2, 3 and 5 threads against 1 (whose blocks are never cut), bit for bit, on shapes
 // with one, a few and many blocks, beta != 0 (the writer reads C) and padded C.
@@ -274,7 +274,7 @@ rlim_t address_space_bytes() {
 
 // A workspace the system refuses: the call forwards with memory:alloc-failed and leaves C as
 // it was. In a child whose address space is capped a little above what it holds, so that the
-// call's lease (some MiB, whatever the size: kernels/driver/chunking.h) cannot be mapped.
+// call's lease (some MiB, whatever the size: kernels/bf16/chunking.h) cannot be mapped.
 // glibc serves a request from a free block its heap already holds without mapping anything,
 // and the earlier tests leave such blocks behind (which, and how big, varies with what they
 // allocated): so the child first takes every free block of 1 MiB or more, with the cap at
@@ -356,7 +356,7 @@ void test_bad_product_count(void**) {
 
 }  // namespace
 
-// Cut into chunks (kernels/driver/chunking.h), a call gives the same bits as in one chunk:
+// Cut into chunks (kernels/bf16/chunking.h), a call gives the same bits as in one chunk:
 // SGEMM, DGEMM fixed and auto, every op(), 2 threads. 64 x 64 x 256 chunks make several
 // super-blocks (FP64: the facts pass first); 1024 x 1024 x 256 one super-block in K chunks
 // (FP64 fixed: split with guessed scales, kept when the guess holds, with few_bits op(A)'s

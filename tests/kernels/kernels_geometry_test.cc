@@ -6,7 +6,7 @@
 // workspace or the macro-kernel.
 //
 // - DGEMM and ZGEMM: bit for bit the production geometry's result for every FP64 product
-//   count and auto (every BK panel sum is exact in FP32, kernels/driver/macro_kernel.h, so the tile shape cannot
+//   count and auto (every BK panel sum is exact in FP32, kernels/bf16/macro_kernel.h, so the tile shape cannot
 //   change an FP64 bit), and the same split facts (scales, residuals, certificate norms).
 // - SGEMM and CGEMM: the FP32 accumulation order changes with kstep (where K steps' partial
 //   sums meet), so each result is checked against an FP64 reference within the bound
@@ -275,7 +275,7 @@ void test_workspace(void**) {
     o.workspace_cap_bytes = sgemm_workspace_bytes(17, 9, 17, 1);
     assert_null(amxblas::kernels::emulate_gemm(g, o));  // the 32x32x32 size is more than enough
     // Three slices of A (17 x 17 padded to 32 x 32: 2048 bytes) and of B (9 x 17 padded to 16
-    // columns x 32 K: 1024 bytes), each staggered by 4160 bytes (kernels/driver/workspace_layout.cc), then the 256 x 256
+    // columns x 32 K: 1024 bytes), each staggered by 4160 bytes (kernels/bf16/workspace_layout.cc), then the 256 x 256
     // FP32 block accumulator and one 16 x 8 FP32 tile; the 32x32x32 set needs 2048 bytes per B
     // slice and a 4096-byte tile. The smallest cap that runs, found by halving:
     std::size_t lo = 0, hi = o.workspace_cap_bytes;

@@ -12,7 +12,7 @@
 
 #include "kernels/common/pow2.h"
 #include "kernels/certificate/fp64_structural_zeros.h"
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"

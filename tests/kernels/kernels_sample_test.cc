@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/certificate/fp64_structural_zeros.h"
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/gemm_sample.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/driver/sample_screen.h"

@@ -4,7 +4,7 @@
 #include "kernels/pack/pack.h"
 #include "kernels/isa/split.h"
 #include "tests/kernels/kernels_test_util.h"
-#include "kernels/driver/fp64_facts.h"
+#include "kernels/bf16/fp64_facts.h"
 #include "tests/kernels/pack_test_entry.h"
 
 using namespace amxblas::kernels;
@@ -493,7 +493,7 @@ void check_fused_fp64(const std::vector<double>& x, int rows, int cols, char tra
     }
 }
 
-// The first pass of a routed DGEMM (kernels/driver/fp64_facts.h: the split chunk by chunk, each
+// The first pass of a routed DGEMM (kernels/bf16/fp64_facts.h: the split chunk by chunk, each
 // chunk 32 rows or columns by 64 of K, none kept) against split_pack of the whole operand: the
 // same scales, residual maxima, norms, subnormal flag and reason.
 void check_chunked_facts(const std::vector<double>& x, int rows, int cols, char trans, bool is_a,

@@ -21,10 +21,10 @@ expect_caught() {  # FILE LINE WHAT: append LINE to FILE of a fresh copy; the ch
 }
 
 python3 "$check" "$src" > /dev/null || { echo "check_catches: the real tree fails already"; exit 1; }
-expect_caught kernels/driver/fp64_gemm.cc '#include "policy/route.h"' 'a layer above'
+expect_caught kernels/bf16/fp64_gemm.cc '#include "policy/route.h"' 'a layer above'
 expect_caught kernels/runtime/workspace.cc '#include "shim/log.h"' 'a layer above'
 expect_caught policy/route.cc '#include "kernels/scan/operand_scan.h"' 'reads no matrix'
-expect_caught kernels/isa/split.cc '#include "kernels/driver/emulated_gemm.h"' 'never includes kernels/driver'
+expect_caught kernels/isa/split.cc '#include "kernels/bf16/emulated_gemm.h"' 'never includes kernels/driver'
 expect_caught policy/CMakeLists.txt 'target_link_libraries(amxblas_policy PUBLIC amxblas_shim)' 'a layer above'
 expect_caught kernels/isa/pack_gather.h '#include "kernels/isa/split.h"' 'include cycle'
 echo "check_catches: every violation caught"

@@ -1,7 +1,7 @@
 // The macro-kernel both precisions run (internal: fp32_gemm.cc, fp64_gemm.cc): the call's
 // backend and micro-kernels, the block walk on the pool's threads, run_chunks.
 //
-// The blocked driver (paper Sections 6.1-6.3, kernels/driver/blocked_gemm.h), under the SGEMM and
+// The blocked driver (paper Sections 6.1-6.3, kernels/bf16/blocked_gemm.h), under the SGEMM and
 // DGEMM entry points (real_gemm.cc) and CGEMM and ZGEMM (complex_gemm.cc), in bounded memory
 // (chunking.h):
 //
@@ -39,9 +39,9 @@
 #include <cstdint>
 
 #include "kernels/common/reasons.h"
-#include "kernels/driver/blocked_gemm.h"
-#include "kernels/driver/chunking.h"
-#include "kernels/driver/workspace_layout.h"
+#include "kernels/bf16/blocked_gemm.h"
+#include "kernels/bf16/chunking.h"
+#include "kernels/bf16/workspace_layout.h"
 #include "kernels/isa/backend.h"
 #include "kernels/runtime/thread_pool.h"
 

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "kernels/driver/blocked_gemm.h"
-#include "kernels/driver/chunking.h"
-#include "kernels/driver/emulated_gemm.h"
-#include "kernels/driver/workspace_layout.h"
+#include "kernels/bf16/blocked_gemm.h"
+#include "kernels/bf16/chunking.h"
+#include "kernels/bf16/emulated_gemm.h"
+#include "kernels/bf16/workspace_layout.h"
 #include "kernels/isa/microkernel.h"
 #include "kernels/pack/pack.h"
 #include "kernels/runtime/workspace.h"

@@ -1,6 +1,6 @@
 // The FP32 method (blocked_gemm.h, run_fp32_gemm): the FP32 step of the macro-kernel, and one
 // call that splits, packs, computes and writes (SGEMM, CGEMM).
-#include "kernels/driver/macro_kernel.h"
+#include "kernels/bf16/macro_kernel.h"
 #include "kernels/isa/reconstruct.h"
 #include "kernels/runtime/workspace.h"
 

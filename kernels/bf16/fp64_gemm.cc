@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "kernels/common/variants.h"
-#include "kernels/driver/fp64_facts.h"
-#include "kernels/driver/macro_kernel.h"
-#include "kernels/driver/prepared_dgemm_state.h"
+#include "kernels/bf16/fp64_facts.h"
+#include "kernels/bf16/macro_kernel.h"
+#include "kernels/bf16/prepared_dgemm_state.h"
 #include "kernels/isa/reconstruct.h"
 #include "kernels/pack/pack_fp64.h"
 #include "kernels/runtime/workspace.h"

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "kernels/driver/chunking.h"
+#include "kernels/bf16/chunking.h"
 #include "kernels/isa/microkernel.h"
 #include "kernels/pack/pack.h"
 

@@ -12,7 +12,7 @@
 #include <functional>
 #include <new>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/pack/pack.h"
 #include "kernels/common/reasons.h"
 

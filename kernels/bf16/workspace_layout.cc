@@ -1,9 +1,9 @@
 // Workspace sizing and layout (workspace_layout.h, emulated_gemm.h's *_workspace_bytes): the
 // chunk buffers with their cache-set stagger, the accumulators, the tiles (sizes from
 // kernels/common/chunk_plan.h), the chunking with the tests' limits.
-#include "kernels/driver/workspace_layout.h"
+#include "kernels/bf16/workspace_layout.h"
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 
 namespace amxblas::kernels {
 

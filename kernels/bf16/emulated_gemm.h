@@ -37,7 +37,7 @@
 //   else compute_dgemm(&p, products);                                    // writes C
 //
 // prepare_dgemm scans the exponents, allocates and finds what the split of both operands gives
-// (chunk by chunk: kernels/driver/chunking.h), and reports it in p.a and p.b (with
+// (chunk by chunk: kernels/bf16/chunking.h), and reports it in p.a and p.b (with
 // opt.fp64_products = kFp64Auto: opt.fp64_auto_depth slices and their norms, all eight after
 // deepen_fp64_split); under auto, lower_bound_blocks then gives, block by block, one extra BF16
 // product for the certificate's lower bound of |A||B|. compute_dgemm splits and packs the
@@ -101,7 +101,7 @@ public:
 // fp64_gemm.cc), else the forward reason. Never touches C.
 const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
 // Auto only, between the phases: the certificate's lower bound of |A||B|, block by block, never
-// whole (kernels/driver/chunking.h): lhat(i, j), the FP64 sum over the K panels, in order, of
+// whole (kernels/bf16/chunking.h): lhat(i, j), the FP64 sum over the K panels, in order, of
 // the exact panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)), one BF16 product computed
 // chunk by chunk like the others. visit(i0, j0, rows, cols, acc) gets each block once, on the
 // pool's threads, blocks disjoint: lhat(i0 + i, j0 + j) = acc[i * kBlockN + j]. Returns false
@@ -120,7 +120,7 @@ const char* deepen_fp64_split(PreparedDgemm* prepared);
 // prepared call and writes C; then recomputes the `repairs` entries repair_at[] (i + j * m of
 // the real GEMM) in FP64: for DGEMM, inner products in index order, C := alpha * dot + beta *
 // C_old; for ZGEMM (whose real GEMM is m x 2n), the complex entry each listed part belongs to,
-// both parts (kernels/driver/complex_gemm.cc). nullptr on success,
+// both parts (kernels/bf16/complex_gemm.cc). nullptr on success,
 // else the forward reason with C untouched ("config:fp64-products" for a count the schedule
 // or the prepared slices do not cover, or a call that was not prepared).
 const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at = nullptr,
@@ -145,7 +145,7 @@ const char* decide_zgemm_int8(const GemmArgs<std::complex<double>>& args, const 
 
 // Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
 // imaginary parts, 2K deep and 2N wide: four real products per slice pair
-// (kernels/driver/complex_gemm.cc). CGEMM is one call with the FP32 method; ZGEMM is prepared like
+// (kernels/bf16/complex_gemm.cc). CGEMM is one call with the FP32 method; ZGEMM is prepared like
 // a DGEMM (the facts are those of the parts of op(A) and op(B), in the real GEMM's units:
 // m rows, 2n columns, depth 2K), then computed with compute_dgemm. Same reasons and contract
 // as above.

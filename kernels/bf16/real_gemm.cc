@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/driver/blocked_gemm.h"
-#include "kernels/driver/emulated_gemm.h"
-#include "kernels/driver/prepared_dgemm_state.h"
+#include "kernels/bf16/blocked_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
+#include "kernels/bf16/prepared_dgemm_state.h"
 #include "kernels/int8/int8_gemm.h"
 #include "kernels/runtime/thread_pool.h"
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "kernels/common/fortran_complex.h"
-#include "kernels/driver/emulated_gemm.h"
-#include "kernels/driver/blocked_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
+#include "kernels/bf16/blocked_gemm.h"
 #include "kernels/int8/int8_gemm.h"
 #include "kernels/pack/pack.h"
 #include "kernels/common/reasons.h"

@@ -3,7 +3,7 @@
 // that no whole-operand slices are ever kept.
 #pragma once
 
-#include "kernels/driver/chunking.h"
+#include "kernels/bf16/chunking.h"
 #include "kernels/pack/pack.h"
 
 namespace amxblas::kernels {

@@ -1,11 +1,11 @@
 // The FP64 split's facts, chunk by chunk (fp64_facts.h).
-#include "kernels/driver/fp64_facts.h"
+#include "kernels/bf16/fp64_facts.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "kernels/common/reasons.h"
-#include "kernels/driver/workspace_layout.h"
+#include "kernels/bf16/workspace_layout.h"
 #include "kernels/pack/pack_fp64.h"
 
 namespace amxblas::kernels {
