@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "kernels/int8/wide_int.h"
+#include "kernels/common/wide_int.h"
 
 namespace amxblas::kernels {
 
