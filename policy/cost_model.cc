@@ -211,14 +211,12 @@ const CostConstants& cost_constants(kernels::Backend b) {
     return kCost_reference;
 }
 
-CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
-    CostPrediction p;
+namespace {
+
+// The BF16 component products (kernels/bf16/): FP32's method, and FP64's with the bf16 engine.
+void predict_bf16(const CostInput& in, const CostConstants& c, int threads, CostPrediction* out) {
+    CostPrediction& p = *out;
     const bool fp64 = in.precision == kernels::Precision::fp64;
-    const int threads = std::max(1, in.threads);
-    if (fp64 && in.engine == kernels::Fp64Engine::int8) {
-        predict_int8(in, c, threads, &p);
-        return p;
-    }
     // A complex call is one real GEMM of M x 2N x 2K (kernels/bf16/complex_gemm.cc).
     const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
     // FP64 auto: what it picks on ordinary inputs, 21 products of 6 slices (docs/accuracy.md),
@@ -294,6 +292,26 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     // (counted in its split + pack rate's calibration, as the fused scan used to be).
     p.scan_s = fp64 ? 0 : in_bytes / c.scan_bytes_s / threads;
     finish(in, c, threads, &p);
+}
+
+}  // namespace
+
+CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
+    CostPrediction p;
+    const int threads = std::max(1, in.threads);
+    if (in.precision != kernels::Precision::fp64) {
+        predict_bf16(in, c, threads, &p);
+        return p;
+    }
+    // FP64: the cost model of the engine (kernels/common/engines.def's cost column); the
+    // automatic engine's is the base engine's.
+    switch (in.engine == kernels::Fp64Engine::automatic ? kernels::kFp64BaseEngine : in.engine) {
+#define AMXBLAS_FP64_ENGINE(id, min_count, max_count, counts, unit, cost) \
+    case kernels::Fp64Engine::id: predict_##cost(in, c, threads, &p); break;
+#include "kernels/common/engines.def"
+#undef AMXBLAS_FP64_ENGINE
+        case kernels::Fp64Engine::automatic: break;
+    }
     return p;
 }
 

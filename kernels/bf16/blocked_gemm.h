@@ -9,17 +9,14 @@
 // overlap. Same failure contract as emulated_gemm.h (C untouched).
 #pragma once
 
-#include <functional>
-#include <new>
-
 #include "kernels/bf16/emulated_gemm.h"
+#include "kernels/engine/gemm_call.h"
+#include "kernels/engine/guard.h"
 #include "kernels/pack/pack.h"
-#include "kernels/common/reasons.h"
 
 namespace amxblas::kernels {
 
-template <typename Acc>
-using BlockWriter = std::function<void(int i0, int j0, int rows, int cols, const Acc* acc)>;
+// BlockWriter and Fp64Repairer: kernels/engine/gemm_call.h.
 
 // FP32: split, pack, compute, write, in one call (fp32_gemm.cc).
 const char* run_fp32_gemm(const OperandView<float>& a, const OperandView<float>& b, int m, int n, int k,
@@ -29,25 +26,8 @@ const char* run_fp32_gemm(const OperandView<float>& a, const OperandView<float>&
 const char* prepare_fp64_gemm(const OperandView<double>& a, const OperandView<double>& b, int m, int n, int k,
                               const RunOptions& opt, BlockWriter<double> write, PreparedDgemm* out);
 
-// compute_dgemm's repairs for the caller's C. Called with the real GEMM's entries the
-// certificate could not vouch for (i + j * m, ascending) before the products write C: it keeps
-// what it needs of C's old values and returns the work that recomputes the entries after them.
-using Fp64Repairer = std::function<std::function<void(int threads)>(const std::size_t* at, std::size_t count)>;
-// After a successful prepare_fp64_gemm; without one compute_dgemm refuses repairs.
+// compute_dgemm's repairs for the caller's C (kernels/engine/gemm_call.h), after a successful
+// prepare_fp64_gemm; without them compute_dgemm refuses repairs.
 void set_fp64_repairer(PreparedDgemm* prepared, Fp64Repairer repairer);
-
-// Runs an entry point's body. No exception may reach a C or Fortran caller; nothing below
-// throws by design, so this is the last line of defence: a failed allocation forwards with
-// memory:alloc-failed, anything else with internal:exception.
-template <typename Fn>
-const char* guarded(Fn&& fn) {
-    try {
-        return fn();
-    } catch (const std::bad_alloc&) {
-        return reason::memory_alloc_failed;
-    } catch (...) {
-        return reason::internal_exception;
-    }
-}
 
 }  // namespace amxblas::kernels

@@ -28,7 +28,7 @@
 //
 // FP32 is one call (emulate_sgemm). FP64 is two (prepare_dgemm, then compute_dgemm), because
 // what the split finds decides whether and how the call may run: under auto, the certificate
-// (kernels/certificate/) picks the products from it (kernels/driver/routed_gemm.h strings the
+// (kernels/certificate/) picks the products from it (kernels/bf16/bf16_engine.cc strings the
 // phases together):
 //
 //   PreparedDgemm p;
@@ -100,6 +100,10 @@ public:
 // several chunks leaves the facts unset and guesses the scales in compute_dgemm:
 // fp64_gemm.cc), else the forward reason. Never touches C.
 const char* prepare_dgemm(const GemmArgs<double>& args, const RunOptions& opt, PreparedDgemm* out);
+// The same on a call described for the engines (kernels/engine/gemm_call.h: DGEMM's, or a
+// ZGEMM's real GEMM), whose writer and repairer compute_dgemm uses.
+struct Fp64Gemm;
+const char* prepare_fp64(const Fp64Gemm& call, const RunOptions& opt, PreparedDgemm* out);
 // Auto only, between the phases: the certificate's lower bound of |A||B|, block by block, never
 // whole (kernels/bf16/chunking.h): lhat(i, j), the FP64 sum over the K panels, in order, of
 // the exact panel sums of |Z^A_0| |Z^B_0| / 2^(v_A(0) + v_B(0)), one BF16 product computed
@@ -125,23 +129,6 @@ const char* deepen_fp64_split(PreparedDgemm* prepared);
 // or the prepared slices do not cover, or a call that was not prepared).
 const char* compute_dgemm(PreparedDgemm* prepared, int products, const std::size_t* repair_at = nullptr,
                           std::size_t repairs = 0);
-
-// The INT8 engine (kernels/int8/int8_gemm.h) on DGEMM's arguments and on ZGEMM's (as the real
-// GEMM of the parts, as below): opt.fp64_products is the count of moduli (6 ... 24) or kFp64Auto,
-// whose certificate asks `structural` about the entries whose lower bound is 0 (in the real
-// GEMM's indices). One call: nothing is split before the certificate has decided.
-struct StructuralTest;
-const char* emulate_dgemm_int8(const GemmArgs<double>& args, const RunOptions& opt, const StructuralTest& structural);
-const char* emulate_zgemm_int8(const GemmArgs<std::complex<double>>& args, const RunOptions& opt,
-                               const StructuralTest& structural);
-// Auto's decision alone, nothing split or written (int8_fp64_decide): the count of moduli the
-// certificate would pick and how many entries (ZGEMM: parts) fail there; nullptr with *out
-// filled, else a forward reason of the facts' or the workspace's.
-struct Int8Decision;
-const char* decide_dgemm_int8(const GemmArgs<double>& args, const RunOptions& opt, const StructuralTest& structural,
-                              Int8Decision* out);
-const char* decide_zgemm_int8(const GemmArgs<std::complex<double>>& args, const RunOptions& opt,
-                              const StructuralTest& structural, Int8Decision* out);
 
 // Complex GEMM (op also 'C'/'c', the conjugate transpose) as one real GEMM of the real and
 // imaginary parts, 2K deep and 2N wide: four real products per slice pair

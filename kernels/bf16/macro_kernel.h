@@ -42,23 +42,11 @@
 #include "kernels/bf16/blocked_gemm.h"
 #include "kernels/bf16/chunking.h"
 #include "kernels/bf16/workspace_layout.h"
+#include "kernels/engine/guard.h"
 #include "kernels/isa/backend.h"
 #include "kernels/runtime/thread_pool.h"
 
 namespace amxblas::kernels {
-
-inline const char* check_backend(const RunOptions& opt) {
-    if (!backend_built(opt.backend)) return reason::backend_not_built;
-    if (!backend_usable(opt.backend, opt.amx_emulator)) return reason::backend_not_runnable;
-    return nullptr;
-}
-
-// The call's micro-kernel set: the backend's, or the caller's own (RunOptions::microkernels).
-inline MicroKernels kernels_for(const RunOptions& opt) {
-    return opt.microkernels ? *opt.microkernels : microkernels_for(opt.backend);
-}
-
-inline double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Time spent in reconstruction, summed over the threads, when the caller asked for phase times
 // (two clock reads per micro-tile, panel and widen batch: negligible beside the products, but

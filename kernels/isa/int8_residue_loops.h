@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/int8/crt_basis.h"
+#include "kernels/common/crt_basis.h"
 
 namespace amxblas::kernels::detail {
 

@@ -1,4 +1,4 @@
-// The FP64 packer (internal: kernels/driver/, and the tests' reference entry points in
+// The FP64 packer (internal: kernels/bf16/, and the tests' reference entry points in
 // tests/kernels/pack_test_entry.h): a pack with given scales, and the speculation that finds
 // the scales.
 #pragma once

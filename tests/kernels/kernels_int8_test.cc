@@ -21,6 +21,7 @@
 #include "kernels/pack/fp64_exponents.h"
 #include "kernels/pack/operand_element.h"
 #include "kernels/int8/int8_facts.h"
+#include "kernels/int8/int8_gemm.h"
 #include "kernels/int8/int8_refine.h"
 #include "tests/kernels/fp64_cases.h"
 #include "tests/kernels/kernels_test_util.h"

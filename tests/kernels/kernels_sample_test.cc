@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "kernels/certificate/fp64_structural_zeros.h"
+#include "kernels/bf16/bf16_screen.h"
 #include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/gemm_sample.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/driver/sample_screen.h"
 #include "kernels/int8/int8_certificate.h"
+#include "kernels/int8/int8_gemm.h"
 #include "tests/kernels/kernels_test_util.h"
 
 using namespace amxblas::kernels;
@@ -239,6 +241,17 @@ Operands<T> screen_operands(Kind kind, int r, int c, int k, std::uint64_t seed) 
     return x;
 }
 
+// The engines screen_sample screens, by Fp64Engine.
+struct Engines {
+    bool at[kFp64EngineCount] = {};
+};
+Engines engines(bool int8, bool bf16) {
+    Engines e;
+    e.at[static_cast<int>(Fp64Engine::int8)] = int8;
+    e.at[static_cast<int>(Fp64Engine::bf16)] = bf16;
+    return e;
+}
+
 const char* decide_int8(const GemmArgs<double>& g, const RunOptions& o, const StructuralTest& t, Int8Decision* d) {
     return decide_dgemm_int8(g, o, t, d);
 }
@@ -259,8 +272,8 @@ void check_screen(Kind kind, int r, int c, int k, std::uint64_t seed) {
     const Operands<T> x = screen_operands<T>(kind, r, c, k, seed);
     RunOptions one = kt::options(kFp64Auto, 1);
     one.fp64_auto_depth = kFp64Slices;  // the BF16 certificate over every depth, as the screen's bound
-    const SampleScreen screen = screen_sample(x.g, one, true, true, -1);
-    assert_true(screen.int8_failing >= 0 && screen.bf16_failing >= 0);
+    const SampleScreen screen = screen_sample(x.g, one, engines(true, true).at, -1);
+    assert_true(screen.of(Fp64Engine::int8) >= 0 && screen.of(Fp64Engine::bf16) >= 0);
     const long entries = long(r) * c * parts;
 
     StructuralZeros<T> zeros(x.g);
@@ -268,7 +281,7 @@ void check_screen(Kind kind, int r, int c, int k, std::uint64_t seed) {
                                     [&zeros](int i, int j) { return zeros.terms_zero(i, j / parts); }};
     Int8Decision d;
     assert_null(decide_int8(x.g, one, structural, &d));
-    assert_true(screen.int8_failing <= d.failing);
+    assert_true(screen.of(Fp64Engine::int8) <= d.failing);
 
     PreparedDgemm p;
     assert_null(prepare(x.g, one, &p));
@@ -279,7 +292,7 @@ void check_screen(Kind kind, int r, int c, int k, std::uint64_t seed) {
         return structural.by_spans(i, j) || structural.by_terms(i, j);
     });
     const long bf16_failing = began ? cert.failing : entries;
-    assert_true(screen.bf16_failing <= bf16_failing);
+    assert_true(screen.of(Fp64Engine::bf16) <= bf16_failing);
 
     ScreenSplitFacts f;
     assert_true(screen_split_facts(x.g, &f));
@@ -293,17 +306,17 @@ void check_screen(Kind kind, int r, int c, int k, std::uint64_t seed) {
         assert_true(f.a0[i] == (p.a.active > 0 ? p.a.norms[i] * std::ldexp(1.0, p.a.v[0]) : 0.0));
 
     if (kind == Kind::uncertifiable || kind == Kind::b_uncertifiable) {
-        assert_int_equal(screen.int8_failing, entries);
-        assert_int_equal(screen.bf16_failing, entries);
+        assert_int_equal(screen.of(Fp64Engine::int8), entries);
+        assert_int_equal(screen.of(Fp64Engine::bf16), entries);
     }
     // An INT8 count at most `enough` ends the screen before BF16's; a BF16 count may stop above it.
-    const SampleScreen early = screen_sample(x.g, one, true, true, screen.int8_failing);
-    assert_true(early.int8_failing <= screen.int8_failing && early.bf16_failing == -1);
-    const SampleScreen bf16_only = screen_sample(x.g, one, false, true, 0);
-    assert_true(bf16_only.int8_failing == -1 && bf16_only.bf16_failing <= screen.bf16_failing &&
-                (bf16_only.bf16_failing > 0) == (screen.bf16_failing > 0));
-    if (kind == Kind::half_bad) assert_true(2 * screen.int8_failing >= entries && 2 * screen.bf16_failing >= entries);
-    if (kind == Kind::uniform) assert_true(screen.int8_failing == 0 && screen.bf16_failing == 0);
+    const SampleScreen early = screen_sample(x.g, one, engines(true, true).at, screen.of(Fp64Engine::int8));
+    assert_true(early.of(Fp64Engine::int8) <= screen.of(Fp64Engine::int8) && early.of(Fp64Engine::bf16) == -1);
+    const SampleScreen bf16_only = screen_sample(x.g, one, engines(false, true).at, 0);
+    assert_true(bf16_only.of(Fp64Engine::int8) == -1 && bf16_only.of(Fp64Engine::bf16) <= screen.of(Fp64Engine::bf16) &&
+                (bf16_only.of(Fp64Engine::bf16) > 0) == (screen.of(Fp64Engine::bf16) > 0));
+    if (kind == Kind::half_bad) assert_true(2 * screen.of(Fp64Engine::int8) >= entries && 2 * screen.of(Fp64Engine::bf16) >= entries);
+    if (kind == Kind::uniform) assert_true(screen.of(Fp64Engine::int8) == 0 && screen.of(Fp64Engine::bf16) == 0);
 }
 
 void test_screen_counts_only_failing_entries(void**) {
