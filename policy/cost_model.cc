@@ -14,9 +14,9 @@ namespace {
 // "Run A" is the main benchmark run of docs/performance.md (`OPENBLAS_CORETYPE=COOPERLAKE
 // ./scripts/bench.sh`, 2-core AMD EPYC with AVX-512 BF16, OpenBLAS 0.3.21; docs/bench/bench.log).
 
-// AMX: the whole-call model of tests/bench/bench_model.cc, unchanged. Tile work from the
+// AMX: the whole-call model of bench/bench_model.cc, unchanged. Tile work from the
 // harness's exact instruction counts at TDPBF16PS 16, TILELOADD 8, TILESTORED 8 cycles and
-// 2.0 GHz (tests/bench/bench.h kTdpCycles..., sources in tests/bench/bench_amx.cc: Intel's
+// 2.0 GHz (bench/bench.h kTdpCycles..., sources in bench/bench_amx.cc: Intel's
 // optimization manual for TDPBF16PS, the rest assumed). Scan, split + pack and reconstruction
 // are run A's AVX-512 rates at N = 2048 (bench.log, "Whole-call AMX model": scan 6.39 GB/s FP32;
 // split + pack 10.36 GB/s FP32, 9.70 GB/s FP64-6, the slowest of 8.60-11.02 for the FP64
@@ -49,7 +49,7 @@ constexpr CostConstants kCost_amx = {
 // avx512: calibrated as the reference row is, on a 2-core AMD EPYC Zen 5 VM with AVX-512 BF16
 // and VNNI (docs/cost-model.md): the means of three runs' medians over the 22 shapes x {fp32,
 // fp64-6} of `OPENBLAS_CORETYPE=COOPERLAKE OPENBLAS_THREAD_TIMEOUT=4
-// build/tests/bench/amxblas_model_check --backend avx512 --calibrate --reps 3` (or 5): scan
+// build/bench/amxblas_model_check --backend avx512 --calibrate --reps 3` (or 5): scan
 // 1.75 GB/s, split + pack 3.26 / 1.84 GB/s, reconstruction 1.29e10 / 1.52e10 values/s,
 // OpenBLAS 39.0 / 19.7 GFLOP/s per core (these sizes wake its threads). The products: the fit
 // of step_s + tile_s / (steps per tile), 510 + 580 ns (FP32) and 470 + 1590 ns (FP64-6): a K of
@@ -64,7 +64,7 @@ constexpr CostConstants kCost_amx = {
 // with a per-tile term is unstable on these short calls, from -577 to 199 ns, so none is
 // taken), split + pack 2.59 GB/s (2.82, 2.46, 2.50), reconstruction 5.9e8 values/s (6.4e8,
 // 5.7e8, 5.5e8). Its reconstruction is timed as the call's compute with products that do no
-// arithmetic (tests/bench/no_arith_kernels.h). At N = 1024-4096 the steps take 250-330 ns.
+// arithmetic (bench/no_arith_kernels.h). At N = 1024-4096 the steps take 250-330 ns.
 // The folds of the K chunks before the last: 1.55 times the reconstruction's rate per value,
 // the ratio of the two in three runs of `--routes int8_16 --calibrate --reps 3 --shapes
 // "1024x1024x2048 2048x2048x2048 1024x1024x8192 1024x1024x16384 2048x2048x8192
@@ -87,9 +87,9 @@ constexpr CostConstants kCost_avx512 = {
 // (load average about 5): the portable scan, split and reconstruction and the scalar
 // micro-kernel, and Debian's OpenBLAS 0.3.21 on 2 threads. The medians, over the 22 shapes x
 // {fp32, fp64-6} of its default sweep, of the rates each run implies, from
-// `OPENBLAS_THREAD_TIMEOUT=4 build/tests/bench/amxblas_model_check --calibrate --reps 3` (its
+// `OPENBLAS_THREAD_TIMEOUT=4 build/bench/amxblas_model_check --calibrate --reps 3` (its
 // first version, 3 runs per shape in a row; it now measures in rounds over the sweep)
-// (tests/bench/model_check.cc; PhaseTimes split each call): steps 9.8 / 10.5 us, scan
+// (bench/model_check.cc; PhaseTimes split each call): steps 9.8 / 10.5 us, scan
 // 1.18 GB/s, split + pack 1.25 / 0.43 GB/s, reconstruction 3.8e9 / 2.26e9 values/s, overhead
 // 6-19 us, OpenBLAS 19.9 / 9.6 GFLOP/s per core (FP32 / FP64).
 constexpr CostConstants kCost_reference = {
@@ -236,7 +236,7 @@ void predict_bf16(const CostInput& in, const CostConstants& c, int threads, Cost
     p.product_steps = products * tiles * steps;
     double work_s;  // the block loop's products, one core
     if (c.tiles) {
-        // tests/bench/bench_amx.cc tile_counts(): per 32 x 32 x 32 step FP32's fused chain issues
+        // bench/bench_amx.cc tile_counts(): per 32 x 32 x 32 step FP32's fused chain issues
         // 24 TDPBF16PS and 14 TILELOADD, FP64 4 of each per product; 4 stores per product and
         // panel (FP32: 4 per panel). Loads and stores overlap the products.
         p.tdpbf16ps = 4 * p.product_steps;

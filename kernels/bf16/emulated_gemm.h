@@ -15,7 +15,7 @@
 // Forward reasons returned (static strings):
 //   "backend:not-built", "backend:not-runnable"   RunOptions::backend cannot run here (amx also
 //                                                 runs when RunOptions::amx_emulator says the
-//                                                 tests/amxemu harness is loaded)
+//                                                 amxemu/ harness is loaded)
 //   "config:fp64-products"                        fp64_products not 6, 10, 15, 21, 28, 36 or
 //                                                 kFp64Auto
 //   "memory:workspace-cap", "memory:alloc-failed" see *_workspace_bytes

@@ -90,7 +90,7 @@ struct RunOptions {
     Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed
     int threads = 1;                     // threads for split, pack and compute (kernels/runtime/thread_pool.h)
     std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
-    // The caller found the AMX trap-and-emulate harness (tests/amxemu) loaded in this process,
+    // The caller found the AMX trap-and-emulate harness (amxemu/) loaded in this process,
     // so the amx backend runs without AMX hardware. The kernels do not look for it themselves:
     // the caller asks kernels/runtime/cpu_features.h, amx_emulator_present().
     bool amx_emulator = false;

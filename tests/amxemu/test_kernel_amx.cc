@@ -16,7 +16,7 @@
 #include "kernels/common/variants.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/runtime/cpu_features.h"
-#include "tests/amxemu/amxemu.h"
+#include "amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 #include "tests/common/rng.h"
 

@@ -6,7 +6,7 @@
 //   thread_begin(): one STTILECFG, and one LDTILECFG only on this thread's first call.
 #include "kernels/isa/backend.h"
 #include "kernels/runtime/cpu_features.h"
-#include "tests/amxemu/amxemu.h"
+#include "amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 #include "tests/common/rng.h"
 

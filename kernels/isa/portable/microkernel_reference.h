@@ -12,7 +12,7 @@
 // and only then is their sum added to the destination: dst = dst + (even + odd). Every step
 // has DAZ = FTZ = 1 and rounds to nearest even; MXCSR is not consulted. (Older manuals and the
 // intrinsics guide show a single chain straight into dst; the two orders round differently.
-// The trap-and-emulate harness in tests/amxemu implements the same SDM text, so FP32 results of
+// The trap-and-emulate harness in amxemu/ implements the same SDM text, so FP32 results of
 // this kernel and of the AMX kernel under the harness are bitwise equal.)
 // Built with -ffp-contract=off so that the compiler does not fuse or reorder the steps.
 //

@@ -19,8 +19,8 @@
 
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/isa/backend.h"
-#include "tests/bench/bench_int8.h"
-#include "tests/bench/real_blas_threads.h"
+#include "bench/bench_int8.h"
+#include "bench/real_blas_threads.h"
 
 namespace amxblas::bench {
 
@@ -113,7 +113,7 @@ const char* ratio_text(double x, double y, char* buf, std::size_t size) {
 void run_int8_side_by_side(const Int8Options& o) {
     std::printf("\n== INT8 FP64 engine side by side: INT8 auto, BF16 auto, OpenBLAS DGEMM; backend %s, %d threads, "
                 "alternated, median of %d after a warm-up; errors: max over %d sampled entries against an exact "
-                "__float128 reference (tests/bench/bench_inputs.cc exact_sample) ==\n",
+                "__float128 reference (bench/bench_inputs.cc exact_sample) ==\n",
                 kernels::backend_name(o.backend), o.threads, o.reps, o.sample);
     std::printf("uniform: A, B uniform in [-1, 1]; loguniform: +-2^u, u uniform in [-20, 20]. products: moduli (INT8) "
                 "or BF16 products auto picked; abs/ob, rel/ob: the error over OpenBLAS's (abs: |C - exact|, rel: "

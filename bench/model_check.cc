@@ -8,7 +8,7 @@
 // --calibrate also prints the per-core rates each measurement implies (the constants of
 // policy/cost_model.cc), phase by phase from kernels::PhaseTimes, and their medians. The INT8
 // engine does not time its reconstruction apart from its products: each int8 row also runs the
-// call with products that do no arithmetic (tests/bench/no_arith_kernels.h), whose compute time
+// call with products that do no arithmetic (bench/no_arith_kernels.h), whose compute time
 // is the reconstruction's, and the products' is the difference. Its calls of several K chunks
 // give the folds' rate (the row's reconstruction rate taken for the last chunk's part).
 #include <cblas.h>
@@ -30,8 +30,8 @@
 #include "kernels/isa/backend.h"
 #include "kernels/scan/operand_scan.h"
 #include "policy/cost_model.h"
-#include "tests/bench/no_arith_kernels.h"
-#include "tests/bench/real_blas_threads.h"
+#include "bench/no_arith_kernels.h"
+#include "bench/real_blas_threads.h"
 #include "tests/common/rng.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // The VDPBF16PS peak of this core and the avx512 micro-kernel's in-cache rate against it.
-// This file alone is compiled with -mavx512bf16 (tests/bench/CMakeLists.txt); it runs only
+// This file alone is compiled with -mavx512bf16 (bench/CMakeLists.txt); it runs only
 // after the caller's run-time check.
 //
 // Peak: 16 independent accumulators (more than the latency x throughput product of any core
@@ -18,7 +18,7 @@
 
 #include "kernels/isa/backend.h"
 #include "kernels/isa/microkernel.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 namespace amxblas::bench {
 

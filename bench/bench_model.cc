@@ -30,7 +30,7 @@
 #include <string>
 
 #include "kernels/runtime/cpu_features.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 namespace amxblas::bench {
 namespace {
@@ -80,7 +80,7 @@ void print_amx_model(const MeasuredPhases& m, int cores, const std::string& csv_
                 "(FP32 panel adds / FP64 widen-adds); tile work: TDPBF16PS %.0f, TILELOADD %.0f, TILESTORED %.0f cycles,\n"
                 "%.1f GHz; native: %.0f (SGEMM) / %.0f (DGEMM) FLOP/cycle/core at %.0f%%, %.1f GHz. ratio = native / AMX\n"
                 "(ideal tile model); ratio_f6 = the same with the tile work at 4x native SGEMM (paper Figure 6).\n"
-                "Assumptions and sources: tests/bench/bench_model.cc.\n",
+                "Assumptions and sources: bench/bench_model.cc.\n",
                 m.scan_bytes_per_core_s_fp32 / 1e9, m.scan_bytes_per_core_s_fp64 / 1e9,
                 m.sp_bytes_per_core_s_fp32 / 1e9, sp64.c_str(), m.recon_values_per_core_s_fp32,
                 m.recon_values_per_core_s_fp64, kTdpCycles, kLoadCycles, kStoreCycles, kAmxClockHz / 1e9,

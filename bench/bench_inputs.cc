@@ -6,7 +6,7 @@
 #include <random>
 #include <cstdio>
 
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 namespace amxblas::bench {
 

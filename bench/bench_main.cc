@@ -26,8 +26,8 @@
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/runtime/cpu_features.h"
 #include "tests/common/blas.h"
-#include "tests/bench/bench.h"
-#include "tests/bench/real_blas_threads.h"
+#include "bench/bench.h"
+#include "bench/real_blas_threads.h"
 #include "tests/common/table4.h"
 
 namespace amxblas::bench {

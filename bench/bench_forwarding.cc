@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 #include "tests/common/blas.h"
 
 namespace amxblas::bench {

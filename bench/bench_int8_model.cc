@@ -44,9 +44,9 @@
 #include "kernels/isa/backend.h"
 #include "kernels/isa/isa.h"
 #include "kernels/runtime/cpu_features.h"
-#include "tests/amxemu/amxemu.h"
-#include "tests/bench/bench_int8.h"
-#include "tests/bench/bench_int8_phases.h"
+#include "amxemu/amxemu.h"
+#include "bench/bench_int8.h"
+#include "bench/bench_int8_phases.h"
 
 namespace amxblas::bench {
 namespace {
@@ -176,7 +176,7 @@ void run_int8_model(const Int8Options& o) {
                 cores, o.threads, o.reps);
     std::printf("tiles: TDPBSSD / TDPBF16PS %.0f cycles, TILELOADD %.0f, TILESTORED %.0f, overlapped, %.1f GHz; Figure-6 "
                 "rate: BF16 at %.0fx, INT8 at %.0fx the native SGEMM model; native DGEMM %.0f FLOP/cycle/core at %.0f%%, "
-                "%.1f GHz; BF16 auto at %d products. Assumptions and sources: tests/bench/bench_int8_model.cc.\n",
+                "%.1f GHz; BF16 auto at %d products. Assumptions and sources: bench/bench_int8_model.cc.\n",
                 kTdpbssdCycles, kLoadCycles, kStoreCycles, kAmxClockHz / 1e9, kFig6Bf16OverSgemm, kFig6Int8OverSgemm,
                 kDgemmFpc, 100 * kNativeEff, kNativeHz / 1e9, o.bf16_products);
     const bool avx512_code = kernels::cpu_has_avx512_split();

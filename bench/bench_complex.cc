@@ -26,7 +26,7 @@
 #include "tests/common/blas.h"
 #include "tests/common/metrics.h"
 #include "tests/common/rng.h"
-#include "tests/bench/real_blas_threads.h"
+#include "bench/real_blas_threads.h"
 
 namespace {
 

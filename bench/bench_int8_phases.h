@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "tests/bench/bench_int8.h"
+#include "bench/bench_int8.h"
 
 namespace amxblas::bench {
 

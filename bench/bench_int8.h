@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernels/common/gemm_types.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 namespace amxblas::replay {
 struct GemmFile;

@@ -22,8 +22,8 @@
 #include "kernels/runtime/cpu_features.h"
 #include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
-#include "tests/bench/bench.h"
-#include "tests/bench/real_blas_threads.h"
+#include "bench/bench.h"
+#include "bench/real_blas_threads.h"
 
 using namespace amxblas;
 using namespace amxblas::bench;
@@ -149,7 +149,7 @@ void accuracy(const Options& o) {
     }
 }
 
-// The AMX model of one routed call (tests/bench/bench_model.cc's method): the tile work from
+// The AMX model of one routed call (bench/bench_model.cc's method): the tile work from
 // the driver's tile-instruction counts (bench_amx.cc, checked against the harness), every
 // other phase as measured here on the AVX-512 side. Fixed: split + pack, reconstruction and
 // the products' tiles. Auto adds the certificate: one more product's tiles (|Z_0^A| |Z_0^B|)

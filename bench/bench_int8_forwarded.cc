@@ -18,7 +18,7 @@
 
 #include "kernels/driver/routed_gemm.h"
 #include "scripts/replay/gemm_file.h"
-#include "tests/bench/bench_int8.h"
+#include "bench/bench_int8.h"
 
 namespace amxblas::bench {
 namespace {

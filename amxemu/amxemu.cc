@@ -4,8 +4,8 @@
 // Everything reachable from the signal handler is async-signal-safe: no malloc, no stdio, no
 // locks. Messages are built in a stack buffer and written with write(2); a violation ends in
 // abort(). Tile state is per thread, in initial-exec TLS (see ThreadTiles).
-#include "tests/amxemu/amxemu.h"
-#include "tests/amxemu/amxemu_int8.h"
+#include "amxemu/amxemu.h"
+#include "amxemu/amxemu_int8.h"
 
 #include <asm/prctl.h>
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-#include "tests/bench/no_arith_kernels.h"
+#include "bench/no_arith_kernels.h"
 
 #include <algorithm>
 #include <cstdint>

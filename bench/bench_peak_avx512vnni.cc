@@ -1,6 +1,6 @@
 // The VPDPBUSD peak of this core, beside the VDPBF16PS one of bench_peak_avx512bf16.cc, and the
 // avx512 INT8 micro-kernel's in-cache rate against it: what the FP64 INT8 engine's products
-// can reach here. This file alone is compiled with -mavx512vnni (tests/bench/CMakeLists.txt);
+// can reach here. This file alone is compiled with -mavx512vnni (bench/CMakeLists.txt);
 // it runs only after the caller's run-time check (cpu_has_avx512_vnni()).
 //
 // Peak: 16 independent accumulators updated by _mm512_dpbusd_epi32 from registers, as the
@@ -17,7 +17,7 @@
 
 #include "kernels/isa/backend.h"
 #include "kernels/isa/microkernel.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 namespace amxblas::bench {
 

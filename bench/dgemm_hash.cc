@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
             ++i;
         }
     }
-    // The AMX backend also runs under the trap-and-emulate harness (tests/amxemu), when it is preloaded.
+    // The AMX backend also runs under the trap-and-emulate harness (amxemu/), when it is preloaded.
     o.amx_emulator = amx_emulator_present();
     if (!backend_usable(o.backend, o.amx_emulator)) {
         std::printf("backend %s cannot run here\n", backend_name(o.backend));

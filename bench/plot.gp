@@ -1,5 +1,5 @@
 # Plots of amxblas_bench's results.csv (run by scripts/bench.sh):
-#   gnuplot -e "csv='DIR/results.csv'; outdir='DIR'" tests/bench/plot.gp
+#   gnuplot -e "csv='DIR/results.csv'; outdir='DIR'" bench/plot.gp
 # Square problems only; timings from the uniform input class; x axis N (log 2).
 # Columns: 1 m, 2 n, 3 k, 4 route, 6 input, 7 status, 9 gflops, 10 speedup, 11 eF,
 # 13 eF_exact, 15 split_pack_s, 16 compute_s, 17 split_pack_share.

@@ -1,5 +1,5 @@
 // The phases of an FP64 call that AMX would not remove, measured on this machine's code with the
-// tile work taken out (tests/bench/no_arith_kernels.h: the whole call runs but the products),
+// tile work taken out (bench/no_arith_kernels.h: the whole call runs but the products),
 // and part 2 of amxblas_bench_int8 (the INT8 split + pack against memcpy). C is garbage after
 // such a call: only its PhaseTimes are read.
 #include <algorithm>
@@ -13,9 +13,9 @@
 #include "kernels/isa/backend.h"
 #include "kernels/isa/isa.h"
 #include "kernels/runtime/cpu_features.h"
-#include "tests/bench/bench_int8.h"
-#include "tests/bench/bench_int8_phases.h"
-#include "tests/bench/no_arith_kernels.h"
+#include "bench/bench_int8.h"
+#include "bench/bench_int8_phases.h"
+#include "bench/no_arith_kernels.h"
 
 namespace amxblas::bench {
 

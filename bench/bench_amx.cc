@@ -27,8 +27,8 @@
 
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/runtime/cpu_features.h"
-#include "tests/amxemu/amxemu.h"
-#include "tests/bench/bench.h"
+#include "amxemu/amxemu.h"
+#include "bench/bench.h"
 #include "tests/common/blas.h"
 
 namespace amxblas::bench {
@@ -81,7 +81,7 @@ int run_amx_counts(const Shape& s, int threads, const std::string& csv_path) {
     std::printf("model: TDPBF16PS %.0f cyc, TILELOADD %.0f cyc, TILESTORED %.0f cyc per core (reciprocal\n"
                 "throughput), %.1f GHz, %d cores, perfectly balanced; tile work only (no split/pack/\n"
                 "reconstruction). Sources: Intel Optimization Reference Manual (TDPBF16PS), assumptions\n"
-                "for loads/stores and clock (see tests/bench/bench_amx.cc).\n",
+                "for loads/stores and clock (see bench/bench_amx.cc).\n",
                 kTdpCycles, kLoadCycles, kStoreCycles, kClockHz / 1e9, threads);
     std::FILE* csv = std::fopen(csv_path.c_str(), "w");
     if (csv)

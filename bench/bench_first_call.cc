@@ -22,8 +22,8 @@
 
 #include <cblas.h>
 
-#include "tests/bench/bench.h"
-#include "tests/bench/real_blas_threads.h"
+#include "bench/bench.h"
+#include "bench/real_blas_threads.h"
 
 namespace amxblas::bench {
 namespace {

@@ -1,5 +1,5 @@
 // AMX-INT8 dot-product arithmetic (see amxemu_int8.h).
-#include "tests/amxemu/amxemu_int8.h"
+#include "amxemu/amxemu_int8.h"
 
 #include <cstring>
 

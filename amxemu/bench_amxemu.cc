@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "tests/amxemu/amxemu.h"
+#include "amxemu/amxemu.h"
 
 namespace {
 
