@@ -2,7 +2,7 @@
 // Usage: kernels_accuracy_table [--backend=NAME] [threads] [N...]   (default N = 256 512 1024)
 #include <cstdlib>
 
-#include "tests/kernels/kernels_accuracy.h"
+#include "tests/kernels/bf16/kernels_accuracy.h"
 
 int main(int argc, char** argv) {
     if (int rc = kt::setup(argc, argv)) return rc;

@@ -18,7 +18,7 @@
 #include "kernels/pack/pack.h"
 #include "kernels/isa/split.h"
 #include "kernels/runtime/thread_pool.h"
-#include "tests/kernels/pack_test_entry.h"
+#include "tests/kernels/pack/pack_test_entry.h"
 
 using namespace amxblas::kernels;
 

@@ -97,7 +97,7 @@ struct RunOptions {
     PhaseTimes* times = nullptr;         // optional
     // A micro-kernel set to use instead of the backend's (which must still be usable): the
     // expert hook, as BLIS's expert interface takes a context, through which
-    // tests/kernels/kernels_geometry_test.cc runs a set of another geometry that is no
+    // tests/kernels/bf16/kernels_geometry_test.cc runs a set of another geometry that is no
     // backend. Nothing above the kernels sets it.
     const MicroKernels* microkernels = nullptr;
     // Smaller chunks than the driver's own (kernels/bf16/chunking.h), rounded up to whole

@@ -6,7 +6,7 @@
 // kernels/isa/avx512/fp64_certificate_avx512.cc, all with
 // -ffp-contract=off and vectorised by the compiler. Each value is the proof's expression in the
 // proof's order, rounded per IEEE operation whatever the vector width, and no reduction is
-// reordered, so both builds decide every entry alike (tests/kernels/kernels_certificate_test.cc
+// reordered, so both builds decide every entry alike (tests/kernels/certificate/kernels_certificate_test.cc
 // compares them). The functions have internal linkage: each build keeps its own copy, and
 // nothing here calls a shared inline function a linker could pick from the other build.
 #pragma once

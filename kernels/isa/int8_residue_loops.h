@@ -4,7 +4,7 @@
 // kernels/isa/int8_residue_loops.inc, int8_certificate_row.inc and int8_facts_loops.inc: on
 // AVX-512 they run eight doubles a vector, on AVX2 four, instead of plain x86-64's two. Every
 // build computes the same integers (exact FP64 arithmetic on integers below 2^53), the same
-// certificate counts and the same facts (tests/kernels/kernels_int8_residues_test.cc).
+// certificate counts and the same facts (tests/kernels/isa/kernels_int8_residues_test.cc).
 #pragma once
 
 #include <cstddef>

@@ -12,7 +12,7 @@
 // split_avx512.cc, kernels/pack/pack_fp64.cc) are written for it, and every other geometry
 // takes the portable packer (pack_generic.cc). A set with another geometry is one file (its
 // kernels and table) and, for a backend, one row of backends.def and its source line in
-// kernels/CMakeLists.txt; tests/kernels/kernels_geometry_test.cc runs two (the reference kernel
+// kernels/CMakeLists.txt; tests/kernels/bf16/kernels_geometry_test.cc runs two (the reference kernel
 // at 16 x 8 x 16 and 64 x 32 x 8) that are registered nowhere else.
 //
 // Packed operands (built by kernels/pack/, one buffer per BF16 slice). The unit is a "K step":

@@ -9,7 +9,7 @@
 // rounded -- in schedule order, so the bits do not depend on the table. The AVX-512 table keeps
 // two accumulator rows in registers across the batch (one load and one store per row instead
 // of one per product) and fuses the multiply and add where that is provably the same
-// (reconstruct_avx512.cc); tests/kernels/kernels_reconstruct_test.cc checks both tables
+// (reconstruct_avx512.cc); tests/kernels/isa/kernels_reconstruct_test.cc checks both tables
 // against the definition bit for bit. Until this table was used by dgemm, the widen-add ran as
 // a plain loop in kernels/bf16/fp64_gemm.cc (SSE2, the accumulator loaded and stored per product): about 3x
 // slower in the routed call on the AVX-512 machine of docs/bench.

@@ -1,5 +1,5 @@
 // The FP64 packer (internal: kernels/bf16/, and the tests' reference entry points in
-// tests/kernels/pack_test_entry.h): a pack with given scales, and the speculation that finds
+// tests/kernels/pack/pack_test_entry.h): a pack with given scales, and the speculation that finds
 // the scales.
 #pragma once
 

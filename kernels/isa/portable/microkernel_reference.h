@@ -1,7 +1,7 @@
 // The portable scalar micro-kernel for any tile geometry (microkernel.h): the oracle every
 // fast kernel is checked against. microkernel_reference.cc instantiates it for kAmxGeometry
 // (the reference backend's table); a test instantiates it for another geometry
-// (tests/kernels/kernels_geometry_test.cc). A file that includes this header must be built
+// (tests/kernels/bf16/kernels_geometry_test.cc). A file that includes this header must be built
 // with -ffp-contract=off (see below), as microkernel_reference.cc is.
 //
 // It follows the Intel SDM's Operation section of TDPBF16PS: for each output element and each

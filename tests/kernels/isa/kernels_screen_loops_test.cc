@@ -19,7 +19,7 @@ extern "C" {
 
 #include "kernels/isa/isa.h"
 #include "tests/common/rng.h"
-#include "tests/kernels/isa_under_test.h"
+#include "tests/kernels/isa/isa_under_test.h"
 
 using namespace amxblas::kernels;
 using namespace amxblas::kernels::detail;

@@ -12,7 +12,7 @@
 #include "kernels/isa/isa.h"
 #include "kernels/scan/operand_scan.h"
 #include "tests/common/rng.h"
-#include "tests/kernels/isa_under_test.h"
+#include "tests/kernels/isa/isa_under_test.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -17,7 +17,7 @@ extern "C" {
 #include <vector>
 
 #include "kernels/isa/isa.h"
-#include "tests/kernels/isa_under_test.h"
+#include "tests/kernels/isa/isa_under_test.h"
 #include "tests/common/rng.h"
 
 using namespace amxblas::kernels;

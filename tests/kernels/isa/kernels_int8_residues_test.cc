@@ -23,7 +23,7 @@ extern "C" {
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_facts.h"
 #include "tests/common/rng.h"
-#include "tests/kernels/isa_under_test.h"
+#include "tests/kernels/isa/isa_under_test.h"
 
 using namespace amxblas::kernels;
 using detail::kInt8BlockValues;

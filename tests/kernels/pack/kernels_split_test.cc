@@ -5,7 +5,7 @@
 #include "kernels/isa/split.h"
 #include "tests/kernels/kernels_test_util.h"
 #include "kernels/bf16/fp64_facts.h"
-#include "tests/kernels/pack_test_entry.h"
+#include "tests/kernels/pack/pack_test_entry.h"
 
 using namespace amxblas::kernels;
 

@@ -13,7 +13,7 @@
 //    (sigma = 2^(v+rho), without the 0.75, gave 8 bits per slice: 5.7x-22x the paper.)
 // The floor (at least paper / 20, all but FP64-21, which is near DGEMM's rounding level)
 // catches a variant that computes more products than it claims.
-#include "tests/kernels/kernels_accuracy.h"
+#include "tests/kernels/bf16/kernels_accuracy.h"
 
 namespace {
 
