@@ -75,6 +75,12 @@ ExactSample exact_sample(const Shape& s, const std::vector<T>& a, const std::vec
                          std::uint64_t seed);
 template <typename T>
 Errors errors_sampled(const std::vector<T>& c, int ldc, const ExactSample& ex);
+// The largest errors of C (ld = ldc) on the sample: max |C - exact| and max |C - exact| /
+// (|A||B|)_ij.
+struct MaxErr {
+    double abs = 0, rel = 0;
+};
+MaxErr max_errors(const std::vector<double>& c, int ldc, const ExactSample& ex);
 
 // Section: the VDPBF16PS peak and the avx512 micro-kernel's in-cache rate (bench_peak_avx512bf16.cc).
 struct PeakResult {

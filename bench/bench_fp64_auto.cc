@@ -80,20 +80,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-struct MaxErr {
-    double abs = 0, rel = 0;  // max |C - exact|, max |C - exact| / (|A||B|)
-};
-
-MaxErr max_errors(const std::vector<double>& c, int ldc, const ExactSample& ex) {
-    MaxErr e;
-    for (std::size_t q = 0; q < ex.i.size(); ++q) {
-        const double d = std::fabs(c[ex.i[q] + std::size_t(ex.j[q]) * ldc] - ex.value[q]);
-        e.abs = std::max(e.abs, d);
-        if (ex.absab[q] > 0) e.rel = std::max(e.rel, d / ex.absab[q]);
-    }
-    return e;
-}
-
 kernels::RunOptions run_options(const Options& o, int products, kernels::PhaseTimes* t, kernels::Fp64AutoReport* r) {
     kernels::RunOptions opt;
     opt.backend = o.backend;

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <cstdio>
 
 #include "bench/bench.h"
+#include "tests/common/rng.h"
 
 namespace amxblas::bench {
 
@@ -80,17 +80,18 @@ const char* input_description(InputClass c) {
 
 void make_inputs(InputClass c, const Shape& s, std::uint64_t seed, std::vector<double>* a,
                  std::vector<double>* b) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> unit(-1.0, 1.0), expo(-20.0, 20.0);
+    test::Rng rng(seed);
+    const auto unit = [&rng] { return rng.uniform(); };                      // [-1, 1)
+    const auto expo = [&rng] { return -20.0 + 40.0 * rng.uniform01(); };  // [-20, 20)
     a->assign(std::size_t(s.m) * s.k, 0.0);
     b->assign(std::size_t(s.k) * s.n, 0.0);
     switch (c) {
         case InputClass::uniform:
-            for (double& x : *a) x = unit(rng);
-            for (double& x : *b) x = unit(rng);
+            for (double& x : *a) x = unit();
+            for (double& x : *b) x = unit();
             break;
         case InputClass::loguniform: {
-            auto draw = [&] { return std::copysign(std::exp2(expo(rng)), unit(rng)); };
+            auto draw = [&] { return std::copysign(std::exp2(expo()), unit()); };
             for (double& x : *a) x = draw();
             for (double& x : *b) x = draw();
             break;
@@ -99,19 +100,29 @@ void make_inputs(InputClass c, const Shape& s, std::uint64_t seed, std::vector<d
             constexpr double kLarge = 4096.0;  // 2^12
             for (int p = 0; p < s.k; ++p)
                 for (int i = 0; i < s.m; ++i)
-                    (*a)[i + std::size_t(p) * s.m] = (p % 2) ? (*a)[i + std::size_t(p - 1) * s.m] : unit(rng);
+                    (*a)[i + std::size_t(p) * s.m] = (p % 2) ? (*a)[i + std::size_t(p - 1) * s.m] : unit();
             for (int j = 0; j < s.n; ++j) {
                 double* col = b->data() + std::size_t(j) * s.k;
                 for (int p = 0; p + 1 < s.k; p += 2) {
-                    const double u = kLarge * unit(rng);
+                    const double u = kLarge * unit();
                     col[p] = u;
-                    col[p + 1] = -u + unit(rng);
+                    col[p + 1] = -u + unit();
                 }
-                if (s.k % 2) col[s.k - 1] = unit(rng);
+                if (s.k % 2) col[s.k - 1] = unit();
             }
             break;
         }
     }
+}
+
+MaxErr max_errors(const std::vector<double>& c, int ldc, const ExactSample& ex) {
+    MaxErr e;
+    for (std::size_t q = 0; q < ex.i.size(); ++q) {
+        const double d = std::fabs(c[ex.i[q] + std::size_t(ex.j[q]) * ldc] - ex.value[q]);
+        e.abs = std::max(e.abs, d);
+        if (ex.absab[q] > 0) e.rel = std::max(e.rel, d / ex.absab[q]);
+    }
+    return e;
 }
 
 template <typename T>
@@ -122,11 +133,10 @@ Errors errors_full(const std::vector<T>& c, const std::vector<T>& ref, const std
 template <typename T>
 ExactSample exact_sample(const Shape& s, const std::vector<T>& a, const std::vector<T>& b, int count,
                          std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<int> ri(0, s.m - 1), rj(0, s.n - 1);
+    test::Rng rng(seed);
     ExactSample ex;
     for (int q = 0; q < count; ++q) {
-        const int i = ri(rng), j = rj(rng);
+        const int i = rng.below(s.m), j = rng.below(s.n);
         __float128 sum = 0, abs_sum = 0;
         for (int p = 0; p < s.k; ++p) {
             const __float128 t = __float128(a[i + std::size_t(p) * s.m]) * __float128(b[p + std::size_t(j) * s.k]);

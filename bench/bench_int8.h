@@ -72,5 +72,8 @@ Int8TileCounts int8_tile_counts(int m, int n, int k, int moduli, int magnitude_p
 // products. Returns false when no count certifies.
 bool int8_auto_decision(const Shape& s, const std::vector<double>& a, const std::vector<double>& b, int threads,
                         int* count, long* failing);
+// The N x N x N DGEMM of parts 2 and 3: uniform inputs (make_inputs, seed 3) into *a and *b, and
+// INT8 auto's decision on them (int8_auto_decision). False when no count certifies.
+bool uniform_int8_call(int n, int threads, std::vector<double>* a, std::vector<double>* b, int* count, long* failing);
 
 }  // namespace amxblas::bench

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "kernels/driver/routed_gemm.h"
 #include "scripts/replay/gemm_file.h"
 #include "bench/bench_int8.h"
+#include "tests/common/rng.h"
 
 namespace amxblas::bench {
 namespace {
@@ -39,13 +39,13 @@ replay::GemmFile uncertifiable(int n) {
     g.a.resize(std::size_t(n) * n);
     g.b.resize(std::size_t(n) * n);
     g.c.assign(std::size_t(n) * n, 0.0);
-    std::mt19937_64 rng(41);
-    std::uniform_real_distribution<double> unit(0.5, 1.0);
+    test::Rng rng(41);
+    const auto unit = [&rng] { return 0.75 + 0.25 * rng.uniform(); };  // [0.5, 1)
     const double tiny = 0x1p-80;
     for (int l = 0; l < n; ++l)
         for (int i = 0; i < n; ++i) {
-            g.a[i + std::size_t(l) * n] = (l < n / 2 ? 1.0 : tiny) * unit(rng);
-            g.b[l + std::size_t(i) * n] = (l < n / 2 ? tiny : 1.0) * unit(rng);
+            g.a[i + std::size_t(l) * n] = (l < n / 2 ? 1.0 : tiny) * unit();
+            g.b[l + std::size_t(i) * n] = (l < n / 2 ? tiny : 1.0) * unit();
         }
     return g;
 }

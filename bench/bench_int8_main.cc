@@ -38,20 +38,6 @@ kernels::RunOptions int8_options(const Int8Options& o, kernels::Fp64Engine engin
 
 namespace {
 
-struct MaxErr {
-    double abs = 0, rel = 0;  // max |C - exact|, max |C - exact| / (|A||B|)_ij over the sample
-};
-
-MaxErr max_errors(const std::vector<double>& c, int ldc, const ExactSample& ex) {
-    MaxErr e;
-    for (std::size_t q = 0; q < ex.i.size(); ++q) {
-        const double d = std::fabs(c[ex.i[q] + std::size_t(ex.j[q]) * ldc] - ex.value[q]);
-        e.abs = std::max(e.abs, d);
-        if (ex.absab[q] > 0) e.rel = std::max(e.rel, d / ex.absab[q]);
-    }
-    return e;
-}
-
 // One row of part 1: a route's median time, its counts and its errors.
 struct Row {
     const char* why = nullptr;  // forwarded

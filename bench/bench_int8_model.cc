@@ -111,6 +111,12 @@ bool int8_auto_decision(const Shape& s, const std::vector<double>& a, const std:
     return d.count > 0;
 }
 
+bool uniform_int8_call(int n, int threads, std::vector<double>* a, std::vector<double>* b, int* count, long* failing) {
+    const Shape s{n, n, n};
+    make_inputs(InputClass::uniform, s, 3, a, b);
+    return int8_auto_decision(s, *a, *b, threads, count, failing);
+}
+
 int run_int8_amx_counts(const Int8Options& o) {
     using CountersFn = void (*)(amxemu_counts*);
     using ResetFn = void (*)();
@@ -191,10 +197,9 @@ void run_int8_model(const Int8Options& o) {
     for (int n : o.model_sizes) {
         const Shape s{n, n, n};
         std::vector<double> a, b, c;
-        make_inputs(InputClass::uniform, s, 3, &a, &b);
         int count = 0;
         long failing = 0;
-        if (!int8_auto_decision(s, a, b, o.threads, &count, &failing)) {
+        if (!uniform_int8_call(n, o.threads, &a, &b, &count, &failing)) {
             std::printf("%-5d int8 auto does not certify: no model\n", n);
             continue;
         }

@@ -79,10 +79,9 @@ void run_int8_split_pack(const Int8Options& o) {
     for (int n : o.sp_sizes) {
         const Shape s{n, n, n};
         std::vector<double> a, b, c;
-        make_inputs(InputClass::uniform, s, 3, &a, &b);
         int count = 0;
         long failing = 0;
-        if (!int8_auto_decision(s, a, b, o.threads, &count, &failing)) {
+        if (!uniform_int8_call(n, o.threads, &a, &b, &count, &failing)) {
             std::printf("%-6d INT8 auto does not certify: skipped\n", n);
             continue;
         }

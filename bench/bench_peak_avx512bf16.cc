@@ -13,12 +13,12 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "kernels/isa/backend.h"
 #include "kernels/isa/microkernel.h"
 #include "bench/bench.h"
+#include "tests/common/rng.h"
 
 namespace amxblas::bench {
 
@@ -50,8 +50,8 @@ double microkernel_one_thread(const kernels::MicroKernels& mk, bool chain, doubl
     const int ks = kernels::kBlockK / kernels::kTile;
     const std::size_t panel = std::size_t(ks) * kernels::kStepElems;
     std::vector<kernels::bf16_t> buf(6 * panel);
-    std::mt19937 rng(7);
-    for (auto& v : buf) v = kernels::bf16_t(0x3F80 | (rng() & 0x7F));  // [1, 2), normal
+    test::Rng rng(7);
+    for (auto& v : buf) v = kernels::bf16_t(0x3F80 | rng.below(0x80));  // [1, 2), normal
     std::vector<float> c(kernels::kStepElems);
     kernels::Fp32Panels p{};
     for (int s = 0; s < 3; ++s) {

@@ -12,12 +12,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "kernels/isa/backend.h"
 #include "kernels/isa/microkernel.h"
 #include "bench/bench.h"
+#include "tests/common/rng.h"
 
 namespace amxblas::bench {
 
@@ -53,9 +53,9 @@ double product_s8_one_thread(kernels::Int8Product product_s8, double seconds) {
     const kernels::TileGeometry g = kernels::kAmxInt8Geometry;
     const int ks = kernels::kBlockK / g.kstep;
     std::vector<std::int8_t> a(std::size_t(ks) * g.a_block_elems()), b(std::size_t(ks) * g.b_block_elems());
-    std::mt19937 rng(7);
-    for (auto& v : a) v = std::int8_t(rng());
-    for (auto& v : b) v = std::int8_t(rng());
+    test::Rng rng(7);
+    for (auto& v : a) v = std::int8_t(rng.next() >> 56);
+    for (auto& v : b) v = std::int8_t(rng.next() >> 56);
     std::vector<std::int32_t> c(std::size_t(g.mr) * g.nr);
     const double per_call = double(g.mr) * g.nr * g.kstep / 64.0 * ks;
     long calls = 0;

@@ -33,15 +33,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/isa/backend.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/runtime/cpu_features.h"
+#include "tests/common/rng.h"
 
 using namespace amxblas::kernels;
+using amxblas::test::Rng;
 
 namespace {
 
@@ -63,14 +64,13 @@ const char* const kKinds[] = {
     "uniform [-1,1]", "2^[-40,40] spread", "1/3 of entries 2^-950 beside O(1)", "2^[-300,300] spread",
     "8-bit O(1) beside 2^-950 (slice shifts below 2^-925)"};
 
-void fill(std::vector<double>& x, int kind, std::mt19937_64& g) {
-    std::uniform_real_distribution<double> u(-1, 1);
+void fill(std::vector<double>& x, int kind, Rng& g) {
     for (double& v : x) {
-        if (kind == 0) v = u(g);
-        else if (kind == 1) v = std::ldexp(u(g), int(g() % 80) - 40);
-        else if (kind == 2) v = (g() % 3 == 0) ? std::ldexp(u(g), -950) : u(g);
-        else if (kind == 3) v = std::ldexp(u(g), int(g() % 600) - 300);
-        else v = (g() % 3 == 0) ? std::ldexp(u(g), -950) : std::ldexp(std::round(std::ldexp(u(g), 7)), -7);
+        if (kind == 0) v = g.uniform();
+        else if (kind == 1) v = std::ldexp(g.uniform(), g.below(80) - 40);
+        else if (kind == 2) v = g.below(3) == 0 ? std::ldexp(g.uniform(), -950) : g.uniform();
+        else if (kind == 3) v = std::ldexp(g.uniform(), g.below(600) - 300);
+        else v = g.below(3) == 0 ? std::ldexp(g.uniform(), -950) : std::ldexp(std::round(std::ldexp(g.uniform(), 7)), -7);
     }
 }
 
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
             for (int p = 0; p < problems; ++p)
                 for (int products : counts) {
                     const Problem& s = kProblems[p];
-                    std::mt19937_64 g(kind * 1000 + s.m + s.n + s.k);
+                    Rng g(kind * 1000 + s.m + s.n + s.k);
                     const int m = s.m, n = s.n, k = s.k;
                     std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
                     fill(a, kind, g);
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const int n = std::atoi(args[1].c_str()), products = std::atoi(args[2].c_str()), reps = std::max(1, std::atoi(args[3].c_str()));
-    std::mt19937_64 g(5);
+    Rng g(5);
     std::vector<double> a(std::size_t(n) * n), b(a.size()), c(a.size());
     fill(a, 0, g);
     fill(b, 0, g);

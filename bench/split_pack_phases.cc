@@ -11,13 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/pack/pack.h"
 #include "kernels/isa/split.h"
 #include "kernels/runtime/thread_pool.h"
+#include "tests/common/rng.h"
 #include "tests/kernels/pack/pack_test_entry.h"
 
 using namespace amxblas::kernels;
@@ -55,11 +55,10 @@ int main(int argc, char** argv) {
     const int n = std::atoi(argv[1]), slices = std::atoi(argv[2]), threads = std::atoi(argv[3]), reps = std::atoi(argv[4]);
     const char ta = argc > 5 ? argv[5][0] : 'N', tb = argc > 6 ? argv[6][0] : 'N';
     const bool cold = argc > 7 && std::string(argv[7]) == "cold";
-    std::mt19937_64 g(5);
-    std::uniform_real_distribution<double> u(-1, 1);
+    amxblas::test::Rng g(5);
     std::vector<double> a(std::size_t(n) * n), b(a.size());
-    for (double& v : a) v = u(g);
-    for (double& v : b) v = u(g);
+    for (double& v : a) v = g.uniform();
+    for (double& v : b) v = g.uniform();
     const OperandView<double> va{ta, n, n, a.data(), n}, vb{tb, n, n, b.data(), n};
     const SplitKernels& sk = split_kernels();
     Packed pa(n, n, slices), pb(n, n, slices);
@@ -154,7 +153,7 @@ int main(int argc, char** argv) {
     // The split alone: as many 1024-value blocks as op(A) has, from one L1 tile.
     const int blocks = pa.op.panels * pa.op.ksteps;
     alignas(64) static double tile[kStepElems];
-    for (int i = 0; i < kStepElems; ++i) tile[i] = u(g);
+    for (int i = 0; i < kStepElems; ++i) tile[i] = g.uniform();
     const Fp64Scales sc = sa.sc;
     const double split_only = timed([&] {
         parallel_for(threads, threads, [&](int w, int) {

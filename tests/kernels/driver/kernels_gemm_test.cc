@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <string>
 
 #include <sys/resource.h>
@@ -459,9 +458,9 @@ void test_guessed_scales_skip_the_facts_pass(void**) {
 // exponents), so that the guessed scales hold on some first chunks and not on others, and a
 // first chunk that ends its chain early can hide the rest's longer one. Quick: fewer calls.
 void test_random_chunks_change_no_bit(void**) {
-    std::mt19937_64 rng(2026);
-    const auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
-    const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    kt::Rng rng(2026);
+    const auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * rng.uniform01(); };
+    const auto pick = [&](int lo, int hi) { return lo + rng.below(hi - lo + 1); };
     const int products_list[] = {6, 10, 15, 21, 28, 36, kFp64Auto};
     const int calls = kt::g_quick ? 8 : 60;
     for (int t = 0; t < calls; ++t) {

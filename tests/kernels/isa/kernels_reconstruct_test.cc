@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "kernels/runtime/cpu_features.h"
@@ -51,34 +50,34 @@ void check(const std::vector<float>& tiles, const std::vector<double>& scales, c
     }
 }
 
-float random_float(std::mt19937_64& g) {
+float random_float(kt::Rng& g) {
     // Mostly the panel sums dgemm produces (multiples of 2^-16 below 2^8 in magnitude), some
     // anything finite, subnormals and signed zeros included.
-    const std::uint64_t pick = g() % 16;
-    if (pick == 0) return (g() & 1) ? -0.0f : 0.0f;
+    const int pick = g.below(16);
+    if (pick == 0) return g.below(2) ? -0.0f : 0.0f;
     if (pick == 1) {
-        std::uint32_t bits = std::uint32_t(g());
+        std::uint32_t bits = std::uint32_t(g.next() >> 32);
         if ((bits & 0x7F800000u) == 0x7F800000u) bits &= 0xBF7FFFFFu;  // no inf or NaN
         float f;
         std::memcpy(&f, &bits, sizeof f);
         return f;
     }
-    return float(std::int64_t(g() % (std::uint64_t(1) << 25)) - (std::int64_t(1) << 24)) * 0x1p-16f;
+    return float(std::int64_t(g.next() >> 39) - (std::int64_t(1) << 24)) * 0x1p-16f;
 }
 
 void test_random_tiles_and_scales(void**) {
-    std::mt19937_64 g(12);
+    kt::Rng g(12);
     const double pow2[] = {1.0, 0x1p-9, 0x1p-18, 0x1p-63, -0x1p-27, 0x1p-925, 0x1p895, 0.0, -0.0,
                            0x1p-926, 0x1p896, 0x1p897, 0x1p-1022, 0x1p-1060, 0x1p-1074, 3.0, 0x1.8p-20};
     for (int round = 0; round < 200; ++round) {
-        const int count = 1 + int(g() % 8), ldacc = (g() & 1) ? 256 : 40;
+        const int count = 1 + g.below(8), ldacc = g.below(2) ? 256 : 40;
         std::vector<float> tiles(std::size_t(count) * kStepElems);
         for (float& t : tiles) t = random_float(g);
         std::vector<double> scales(count);
         // Half the rounds: only scales the FMA path takes; the others: any from the list.
-        for (double& s : scales) s = pow2[g() % ((round & 1) ? std::size(pow2) : 7)];
+        for (double& s : scales) s = pow2[g.below((round & 1) ? int(std::size(pow2)) : 7)];
         std::vector<double> acc(std::size_t(kTile) * ldacc);
-        for (double& a : acc) a = (g() % 4 == 0) ? 0.0 : std::ldexp(double(std::int64_t(g() >> 11)) - 0x1p52, -40);
+        for (double& a : acc) a = g.below(4) == 0 ? 0.0 : std::ldexp(double(std::int64_t(g.next() >> 11)) - 0x1p52, -40);
         check(tiles, scales, acc, ldacc);
     }
 }
@@ -107,7 +106,7 @@ void test_fma_would_differ(void**) {
 }
 
 void test_add_fp32(void**) {
-    std::mt19937_64 g(7);
+    kt::Rng g(7);
     for (int ldacc : {32, 256}) {
         std::vector<float> tile(kStepElems), acc0(std::size_t(kTile) * ldacc);
         for (float& t : tile) t = random_float(g);
