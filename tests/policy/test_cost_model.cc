@@ -13,7 +13,7 @@ extern "C" {
 }
 
 #include "kernels/common/int8_chunk_plan.h"
-#include "kernels/int8/crt_basis.h"
+#include "kernels/common/engine_table.h"
 #include "kernels/isa/microkernel.h"
 #include "policy/cost_model.h"
 #include "policy/reasons.h"
