@@ -37,6 +37,7 @@ expect_caught kernels/runtime/workspace.cc '#include "kernels/pack/pack.h"' 'ker
 expect_caught kernels/engine/gemm_call.cc '#include "kernels/int8/int8_gemm.h"' 'kernels/int8/ is above kernels/engine/'
 expect_caught kernels/int8/int8_gemm.cc '#include "kernels/bf16/emulated_gemm.h"' 'kernels/int8/ and kernels/bf16/ are siblings'
 expect_caught kernels/extra/extra.h '#include "kernels/common/gemm_types.h"' 'does not name'
+expect_caught shim/config.cc '#include "kernels/int8/crt_basis.h"' 'reaches the engines only through'
 
 # The order on calls, from an archive's symbols: an object of kernels/pack/ calling a function
 # defined in kernels/driver/, with no include to show it (a declaration of its own).

@@ -10,6 +10,9 @@ Fails (exit 1, one line per violation) when
   - a file of kernels/ includes a header of a kernels/ folder that is not below its own in
     KERNEL_ORDER (a folder above, or a sibling: the FP64 engines never reach each other), or
     lies in a folder the order does not name;
+  - a file of shim/ includes a header of an engine's folder or of kernels/engine/: the shim
+    reaches the engines only through kernels/driver/ (and reads their names and limits in
+    kernels/common/);
   - a layer's CMakeLists.txt links the library of a layer above it;
   - the project's own #include graph has a cycle, counting a .cc file and its header as one
     node;
@@ -87,6 +90,9 @@ def include_problems(rel, inc, layer_index, order):
     if layer == "policy" and top == "kernels" and not inc.startswith("kernels/common/"):
         return ["%s includes \"%s\": policy/ reads no matrix (only kernels/common/)" % (rel, inc)]
     user, used = kernel_folder(rel), kernel_folder(inc)
+    engines = order[-2]  # the rank below driver/: the rows of engines.def
+    if layer == "shim" and used and (used == "engine" or used in engines):
+        return ["%s includes \"%s\": shim/ reaches the engines only through kernels/driver/" % (rel, inc)]
     if user and used:
         why = order_problem(order, user, used)
         if why:
