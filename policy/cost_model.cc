@@ -14,9 +14,9 @@ namespace {
 // "Run A" is the main benchmark run of docs/performance.md (`OPENBLAS_CORETYPE=COOPERLAKE
 // ./scripts/bench.sh`, 2-core AMD EPYC with AVX-512 BF16, OpenBLAS 0.3.21; docs/bench/bench.log).
 
-// AMX: the whole-call model of tests/bench/bench_model.cc, unchanged. Tile work from the
+// AMX: the whole-call model of bench/bench_model.cc, unchanged. Tile work from the
 // harness's exact instruction counts at TDPBF16PS 16, TILELOADD 8, TILESTORED 8 cycles and
-// 2.0 GHz (tests/bench/bench.h kTdpCycles..., sources in tests/bench/bench_amx.cc: Intel's
+// 2.0 GHz (bench/bench.h kTdpCycles..., sources in bench/bench_amx.cc: Intel's
 // optimization manual for TDPBF16PS, the rest assumed). Scan, split + pack and reconstruction
 // are run A's AVX-512 rates at N = 2048 (bench.log, "Whole-call AMX model": scan 6.39 GB/s FP32;
 // split + pack 10.36 GB/s FP32, 9.70 GB/s FP64-6, the slowest of 8.60-11.02 for the FP64
@@ -49,7 +49,7 @@ constexpr CostConstants kCost_amx = {
 // avx512: calibrated as the reference row is, on a 2-core AMD EPYC Zen 5 VM with AVX-512 BF16
 // and VNNI (docs/cost-model.md): the means of three runs' medians over the 22 shapes x {fp32,
 // fp64-6} of `OPENBLAS_CORETYPE=COOPERLAKE OPENBLAS_THREAD_TIMEOUT=4
-// build/tests/bench/amxblas_model_check --backend avx512 --calibrate --reps 3` (or 5): scan
+// build/bench/amxblas_model_check --backend avx512 --calibrate --reps 3` (or 5): scan
 // 1.75 GB/s, split + pack 3.26 / 1.84 GB/s, reconstruction 1.29e10 / 1.52e10 values/s,
 // OpenBLAS 39.0 / 19.7 GFLOP/s per core (these sizes wake its threads). The products: the fit
 // of step_s + tile_s / (steps per tile), 510 + 580 ns (FP32) and 470 + 1590 ns (FP64-6): a K of
@@ -64,7 +64,7 @@ constexpr CostConstants kCost_amx = {
 // with a per-tile term is unstable on these short calls, from -577 to 199 ns, so none is
 // taken), split + pack 2.59 GB/s (2.82, 2.46, 2.50), reconstruction 5.9e8 values/s (6.4e8,
 // 5.7e8, 5.5e8). Its reconstruction is timed as the call's compute with products that do no
-// arithmetic (tests/bench/no_arith_kernels.h). At N = 1024-4096 the steps take 250-330 ns.
+// arithmetic (bench/no_arith_kernels.h). At N = 1024-4096 the steps take 250-330 ns.
 // The folds of the K chunks before the last: 1.55 times the reconstruction's rate per value,
 // the ratio of the two in three runs of `--routes int8_16 --calibrate --reps 3 --shapes
 // "1024x1024x2048 2048x2048x2048 1024x1024x8192 1024x1024x16384 2048x2048x8192
@@ -87,9 +87,9 @@ constexpr CostConstants kCost_avx512 = {
 // (load average about 5): the portable scan, split and reconstruction and the scalar
 // micro-kernel, and Debian's OpenBLAS 0.3.21 on 2 threads. The medians, over the 22 shapes x
 // {fp32, fp64-6} of its default sweep, of the rates each run implies, from
-// `OPENBLAS_THREAD_TIMEOUT=4 build/tests/bench/amxblas_model_check --calibrate --reps 3` (its
+// `OPENBLAS_THREAD_TIMEOUT=4 build/bench/amxblas_model_check --calibrate --reps 3` (its
 // first version, 3 runs per shape in a row; it now measures in rounds over the sweep)
-// (tests/bench/model_check.cc; PhaseTimes split each call): steps 9.8 / 10.5 us, scan
+// (bench/model_check.cc; PhaseTimes split each call): steps 9.8 / 10.5 us, scan
 // 1.18 GB/s, split + pack 1.25 / 0.43 GB/s, reconstruction 3.8e9 / 2.26e9 values/s, overhead
 // 6-19 us, OpenBLAS 19.9 / 9.6 GFLOP/s per core (FP32 / FP64).
 constexpr CostConstants kCost_reference = {
@@ -105,7 +105,7 @@ constexpr CostConstants kCost_reference = {
 double ceil_div(std::int64_t a, std::int64_t b) { return double((a + b - 1) / b); }
 double ru(std::int64_t a) { return ceil_div(a, kCostTile) * kCostTile; }
 
-// The driver's output blocks (kernels/driver/chunking.h, Blocking): 256 x 256, halved in both
+// The driver's output blocks (kernels/bf16/chunking.h, Blocking): 256 x 256, halved in both
 // directions down to 64 x 64 while the call has fewer than 8 blocks per thread. Their side.
 std::int64_t block_side(std::int64_t m, std::int64_t n, int threads) {
     std::int64_t b = kCostBlock;
@@ -211,15 +211,13 @@ const CostConstants& cost_constants(kernels::Backend b) {
     return kCost_reference;
 }
 
-CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
-    CostPrediction p;
+namespace {
+
+// The BF16 component products (kernels/bf16/): FP32's method, and FP64's with the bf16 engine.
+void predict_bf16(const CostInput& in, const CostConstants& c, int threads, CostPrediction* out) {
+    CostPrediction& p = *out;
     const bool fp64 = in.precision == kernels::Precision::fp64;
-    const int threads = std::max(1, in.threads);
-    if (fp64 && in.engine == kernels::Fp64Engine::int8) {
-        predict_int8(in, c, threads, &p);
-        return p;
-    }
-    // A complex call is one real GEMM of M x 2N x 2K (kernels/driver/complex_gemm.cc).
+    // A complex call is one real GEMM of M x 2N x 2K (kernels/bf16/complex_gemm.cc).
     const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
     // FP64 auto: what it picks on ordinary inputs, 21 products of 6 slices (docs/accuracy.md),
     // plus its certificate's one lower-bound product, on the 6 slices it splits first (all 8
@@ -238,7 +236,7 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     p.product_steps = products * tiles * steps;
     double work_s;  // the block loop's products, one core
     if (c.tiles) {
-        // tests/bench/bench_amx.cc tile_counts(): per 32 x 32 x 32 step FP32's fused chain issues
+        // bench/bench_amx.cc tile_counts(): per 32 x 32 x 32 step FP32's fused chain issues
         // 24 TDPBF16PS and 14 TILELOADD, FP64 4 of each per product; 4 stores per product and
         // panel (FP32: 4 per panel). Loads and stores overlap the products.
         p.tdpbf16ps = 4 * p.product_steps;
@@ -264,7 +262,7 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     // more for its facts, which a call in one chunk keeps: 6 slices, then per chunk the lower
     // bound's slice 0 and the products' 6 (its chunks are planned for 8 slices and a spare). A
     // fixed count does without that pass, its guessed scales holding on ordinary data
-    // (kernels/driver/fp64_gemm.cc): on several super-blocks they are checked on the first chunk
+    // (kernels/bf16/fp64_gemm.cc): on several super-blocks they are checked on the first chunk
     // of each operand, split once more.
     const double elem = fp64 ? 8 : 4;
     const double a_bytes = double(m) * k * elem, b_bytes = double(k) * n * elem;
@@ -294,6 +292,26 @@ CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
     // (counted in its split + pack rate's calibration, as the fused scan used to be).
     p.scan_s = fp64 ? 0 : in_bytes / c.scan_bytes_s / threads;
     finish(in, c, threads, &p);
+}
+
+}  // namespace
+
+CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
+    CostPrediction p;
+    const int threads = std::max(1, in.threads);
+    if (in.precision != kernels::Precision::fp64) {
+        predict_bf16(in, c, threads, &p);
+        return p;
+    }
+    // FP64: the cost model of the engine (kernels/common/engines.def's cost column); the
+    // automatic engine's is the base engine's.
+    switch (in.engine == kernels::Fp64Engine::automatic ? kernels::kFp64BaseEngine : in.engine) {
+#define AMXBLAS_FP64_ENGINE(id, min_count, max_count, counts, unit, cost) \
+    case kernels::Fp64Engine::id: predict_##cost(in, c, threads, &p); break;
+#include "kernels/common/engines.def"
+#undef AMXBLAS_FP64_ENGINE
+        case kernels::Fp64Engine::automatic: break;
+    }
     return p;
 }
 

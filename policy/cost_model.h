@@ -3,7 +3,7 @@
 // and the real BLAS's time, so that decide() routes only the calls that gain. Pure: it reads
 // no matrix and no environment; its constants are one table (cost_model.cc), each with its
 // source. The counts follow the kernels' blocking (kernels/isa/microkernel.h,
-// kernels/driver/macro_kernel.h), restated here because the policy may include only
+// kernels/bf16/macro_kernel.h), restated here because the policy may include only
 // kernels/common/; the policy tests check that the two agree (tests/policy/test_cost_model.cc).
 #pragma once
 
@@ -68,7 +68,7 @@ struct CostInput {
     int threads = 1;                  // of the routed call; the real BLAS is given as many
     // BF16 routes: the chunk budget of the driver's plan (kernels/common/chunk_plan.h); 0 for
     // the driver's own. A larger one models splitting whole operands (the benchmark's
-    // comparison, tests/bench/chunk_model.cc).
+    // comparison, bench/chunk_model.cc).
     std::size_t chunk_budget_bytes = 0;
 };
 
@@ -78,7 +78,7 @@ struct CostPrediction {
     double routed_s = 0;    // their sum
     double blas_s = 0;      // the real BLAS on the same threads
     double speedup = 0;     // blas_s / routed_s
-    // The counts behind them (AMX: the harness's instruction counts, tests/bench/bench_amx.cc).
+    // The counts behind them (AMX: the harness's instruction counts, bench/bench_amx.cc).
     // INT8: product_steps counts 32 x 32 x 64 steps, and its tile products are in tdpbssd.
     double product_steps = 0, tdpbf16ps = 0, tdpbssd = 0, tileloadd = 0, tilestored = 0;
     double scan_bytes = 0, split_pack_bytes = 0, recon_values = 0, blas_flops = 0;

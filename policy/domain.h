@@ -54,7 +54,7 @@ const char* fp64_domain_rule(const OperandSummary& a, const OperandSummary& b);
 // Whether a call of element type T needs a scan of its own before the kernels run. FP64's only
 // rule on the operands is rule 2, every entry finite, and the kernels' FP64 split checks exactly
 // that as it reads op(A) and op(B) for their exponents, reporting domain:nonfinite before any
-// other reason of its own (kernels/driver/emulated_gemm.h): so a DGEMM or ZGEMM reads its
+// other reason of its own (kernels/bf16/emulated_gemm.h): so a DGEMM or ZGEMM reads its
 // operands once, for the domain facts and the exponents together. FP32's rules need the
 // magnitudes of a scan first.
 template <typename T>

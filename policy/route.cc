@@ -12,6 +12,23 @@ namespace amxblas {
 
 namespace {
 constexpr int kFirstVariantRoute = static_cast<int>(Route::beta_scale) + 1;
+constexpr int kFirstEngineRoute = static_cast<int>(Route::amx_fp64_auto) + 1;
+
+// The engine whose route r is (engines.def, counts = range), or nullptr.
+const kernels::Fp64EngineRow* route_engine_row(Route r) {
+    int at = static_cast<int>(r) - kFirstEngineRoute;
+    if (at < 0) return nullptr;
+    for (const kernels::Fp64EngineRow& e : kernels::kFp64Engines)
+        if (e.counts == kernels::Fp64Counts::range && at-- == 0) return &e;
+    return nullptr;
+}
+
+// Engine e's own route (e's counts are range).
+Route engine_route(kernels::Fp64Engine e) {
+    return static_cast<Route>(kFirstEngineRoute + kernels::fp64_range_engines_before(static_cast<int>(e)));
+}
+
+bool has_own_route(kernels::Fp64Engine e) { return kernels::fp64_engine_row(e).counts == kernels::Fp64Counts::range; }
 }  // namespace
 
 const kernels::Variant* route_variant(Route r) {
@@ -21,7 +38,7 @@ const kernels::Variant* route_variant(Route r) {
 const char* route_name(Route r) {
     if (r == Route::beta_scale) return "beta-scale";
     if (r == Route::amx_fp64_auto) return "fp64-auto";
-    if (r == Route::amx_fp64_int8) return "fp64-int8";
+    if (const kernels::Fp64EngineRow* e = route_engine_row(r)) return e->route;
     const kernels::Variant* v = route_variant(r);
     return v ? v->route : "forward";
 }
@@ -33,8 +50,13 @@ Route fp64_route(int products) {
 }
 
 Route fp64_route(kernels::Fp64Engine engine, int products) {
-    if (engine == kernels::Fp64Engine::int8 && products > 0) return Route::amx_fp64_int8;
+    const kernels::Fp64Engine e = engine == kernels::Fp64Engine::automatic ? kernels::kFp64BaseEngine : engine;
+    if (has_own_route(e) && products > 0) return engine_route(e);
     return fp64_route(products);
+}
+
+Route fp64_route_ran(kernels::Fp64Engine e, int products) {
+    return has_own_route(e) ? engine_route(e) : fp64_route(products);
 }
 
 int route_products(Route r) {
@@ -44,13 +66,20 @@ int route_products(Route r) {
 }
 
 int route_products(Route r, const Settings& s) {
-    return r == Route::amx_fp64_int8 ? s.fp64_products : route_products(r);
+    return route_engine_row(r) ? s.fp64_products : route_products(r);
 }
 
+bool route_carries_count(Route r) { return route_engine_row(r) == nullptr; }
+
 bool route_is_fp64(Route r) {
-    if (r == Route::amx_fp64_auto || r == Route::amx_fp64_int8) return true;
+    if (r == Route::amx_fp64_auto || route_engine_row(r)) return true;
     const kernels::Variant* v = route_variant(r);
     return v && v->precision == kernels::Precision::fp64;
+}
+
+kernels::Fp64Engine route_engine(Route r) {
+    if (const kernels::Fp64EngineRow* e = route_engine_row(r)) return e->id;
+    return kernels::fp64_variants_engine();
 }
 
 namespace {
@@ -137,11 +166,14 @@ CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::
     in.products = route_products(r, s);
     const kernels::Variant* v = route_variant(r);
     in.slices = v ? v->slices : kernels::kFp64Slices;  // FP64 auto splits every slice
-    // The INT8 engine's cost where it is the only one that runs: its fixed route, and auto under
-    // AMXBLAS_FP64_ENGINE=int8. Auto under the auto engine keeps BF16 auto's model (INT8 runs
-    // first there, and BF16 after it where its certificate cannot pass): docs/cost-model.md.
-    if (r == Route::amx_fp64_int8 || (r == Route::amx_fp64_auto && s.fp64_engine == kernels::Fp64Engine::int8))
-        in.engine = kernels::Fp64Engine::int8;
+    // The cost of the engine that runs the route: a fixed route's engine; auto under an engine
+    // named in the settings, that engine. Auto under the auto engine keeps the base engine's
+    // model, BF16 auto's (INT8 runs first there, and BF16 after it where its certificate cannot
+    // pass): docs/cost-model.md.
+    if (r == Route::amx_fp64_auto)
+        in.engine = s.fp64_engine == kernels::Fp64Engine::automatic ? kernels::kFp64BaseEngine : s.fp64_engine;
+    else if (route_is_fp64(r))
+        in.engine = route_engine(r);
     in.backend = b;
     in.threads = threads;
     return in;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/engine_table.h"
 #include "kernels/common/gemm_types.h"
 #include "kernels/common/variants.h"
 #include "policy/cost_model.h"
@@ -27,12 +28,20 @@ enum class Route {
 #define AMXBLAS_VARIANT(id, route, precision, slices, products, depth) amx_##id,
 #include "kernels/common/variants.def"
 #undef AMXBLAS_VARIANT
-    amx_fp64_auto,  // AMXBLAS_FP64_PRODUCTS=auto: the kernels pick an FP64 variant per call
-    // AMXBLAS_FP64_ENGINE=int8 with a fixed count: the INT8 engine (kernels/int8/) with that
-    // many moduli, which the route does not carry (route_products(r, settings)). Kept last:
-    // shim/log.cc counts the routes up to the last enumerator.
-    amx_fp64_int8,
+    amx_fp64_auto,  // AMXBLAS_FP64_PRODUCTS=auto: the kernels pick an engine and a count per call
+    // One route per engine of kernels/common/engines.def whose fixed counts are no variants
+    // (counts = range): AMXBLAS_FP64_ENGINE=<id> with a fixed count, amx_fp64_int8 for the INT8
+    // engine's moduli, a count the route does not carry (route_products(r, settings)). Last:
+    // kRouteCount counts them.
+#define AMXBLAS_FP64_ENGINE_ROUTE_range(id) amx_fp64_##id,
+#define AMXBLAS_FP64_ENGINE_ROUTE_variants(id)
+#define AMXBLAS_FP64_ENGINE(id, min_count, max_count, counts, unit, cost) AMXBLAS_FP64_ENGINE_ROUTE_##counts(id)
+#include "kernels/common/engines.def"
+#undef AMXBLAS_FP64_ENGINE
+#undef AMXBLAS_FP64_ENGINE_ROUTE_range
+#undef AMXBLAS_FP64_ENGINE_ROUTE_variants
 };
+inline constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_auto) + 1 + kernels::kFp64RangeEngines;
 
 // The variant of an emulated route; nullptr for forward and beta_scale.
 const kernels::Variant* route_variant(Route r);
@@ -41,18 +50,27 @@ const kernels::Variant* route_variant(Route r);
 const char* route_name(Route r);
 // An FP64 variant's product count -> its route, kernels::kFp64Auto -> amx_fp64_auto; else forward.
 Route fp64_route(int products);
-// The route of AMXBLAS_FP64_PRODUCTS under an engine: a fixed count under int8 -> amx_fp64_int8
-// (the settings checked its range; the kernels refuse one outside it with config:fp64-products);
-// everything else as fp64_route(products): under the auto engine a fixed count means BF16.
+// The route of AMXBLAS_FP64_PRODUCTS under an engine: a fixed count under an engine with a
+// route of its own (int8) -> that route (the settings checked its range; the kernels refuse one
+// outside it with config:fp64-products); everything else as fp64_route(products): under the
+// auto engine a fixed count is the base engine's (BF16's products).
 Route fp64_route(kernels::Fp64Engine engine, int products);
+// The route of a call engine e ran with `products` (Fp64AutoReport): e's own route, or the
+// variant's for the engine whose counts are the variants.
+Route fp64_route_ran(kernels::Fp64Engine e, int products);
 // The variant's products (6 for FP32), kernels::kFp64Auto for amx_fp64_auto; 0 for forward,
-// beta_scale and amx_fp64_int8 (whose count is the settings').
+// beta_scale and the engines' routes (whose count is the settings').
 int route_products(Route r);
 // The count the kernels run on route r under s (RunOptions::fp64_products): s.fp64_products,
-// the INT8 moduli, on amx_fp64_int8; route_products(r) otherwise.
+// the INT8 moduli, on an engine's route; route_products(r) otherwise.
 int route_products(Route r, const Settings& s);
+// False for the engines' routes (amx_fp64_int8), whose count the route does not name.
+bool route_carries_count(Route r);
 // True for the routes that run an FP64 engine (DGEMM, ZGEMM).
 bool route_is_fp64(Route r);
+// The engine a fixed FP64 route runs: an engine's route, its engine; a variant's route, the
+// engine whose counts are the variants (bf16).
+kernels::Fp64Engine route_engine(Route r);
 
 // One GEMM call in column-major form (a row-major CBLAS call is converted before this).
 struct GemmCall {

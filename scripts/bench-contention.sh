@@ -22,7 +22,7 @@
 #                               [--rounds R] [--quick] [--backend avx512|reference]
 #                               [--before PATH]
 #
-#   --timer       tests/bench/amxblas_contention_timer (build/tests/bench/)
+#   --timer       bench/amxblas_contention_timer (build/bench/)
 #   --interposer  libamxblas.so to preload for the routed runs
 #   --quick       the smoke mode: N = 256, 1 round, 3 calls; checks that it runs
 #   --before      another libamxblas.so (an older build), measured in the same rounds as "before"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-fp64-auto.sh: the AMXBLAS_FP64_PRODUCTS=auto targets of issue 11 that need timing or an
-# exact reference. Runs tests/bench/amxblas_bench_fp64_auto, which prints, with PASS/MISS lines:
+# exact reference. Runs bench/amxblas_bench_fp64_auto, which prints, with PASS/MISS lines:
 #   - log-uniform (2^-20..2^20) and cancellation inputs (and uniform), N = 1024: the max
 #     entrywise error of auto against an exact reference (__float128 on sampled entries), over
 #     OpenBLAS DGEMM's (target <= 2x);

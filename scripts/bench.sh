@@ -3,7 +3,7 @@
 # accuracy on three input classes; split + pack against memcpy; the micro-kernel against the
 # VDPBF16PS peak; the interposer's cost on forwarded calls; AMX tile counts under the trap
 # harness and the whole-call AMX model built on them; the first routed call of a process against
-# a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. The driver: tests/bench/.
+# a warm one; a CSV, PNG plots (gnuplot) and a table on stdout. The driver: bench/.
 #
 #   scripts/bench.sh [--quick] [--sweep] [--sizes "256 512 1024 2048"] [--shapes "MxNxK ..."]
 #                    [--memory | --compare LIB | --int8] [--dft-dir DIR] [--backend avx512|reference|amx]
@@ -19,14 +19,14 @@
 #                  reference kernels (scalar: at N = 128, 45x (fp32) to 125x (fp64_36) slower than
 #                  OpenBLAS on a 2-core AMD EPYC Zen 2; up to a minute per call at N = 2048, so
 #                  there pass --sizes)
-#   --model        only the cost model's check (tests/bench/model_check.cc): 22 shapes (square,
+#   --model        only the cost model's check (bench/model_check.cc): 22 shapes (square,
 #                  tall-skinny, short-wide, small K, large K; or --shapes) x fp32, fp64_6, the
 #                  routed call and OpenBLAS alternated, medians of --reps (default 5) after a
 #                  warm-up, against policy/cost_model.cc's prediction for the backend (model.log);
 #                  OPENBLAS_THREAD_TIMEOUT=4 unless set, so OpenBLAS's threads do not spin into it
 #   --memory       only the peak extra memory of one routed call (issue 28; memory.log): SGEMM,
 #                  DGEMM fixed 21, DGEMM auto and ZGEMM auto at N = 4096 8192 (or --sizes), each
-#                  in a fresh process (tests/bench/one_gemm_rss.c) with OpenBLAS alone and again
+#                  in a fresh process (bench/one_gemm_rss.c) with OpenBLAS alone and again
 #                  under the interposer with routing forced; target: peak RSS at most 64 MiB plus
 #                  2% of the three operands over OpenBLAS alone's; a call the library forwarded
 #                  is "not routed", with its reason; exit 1 unless every row passes
@@ -37,10 +37,10 @@
 #                  call then one timed call; medians of the times and of the peak extra memory
 #                  (as --memory); target: this build at most 1.05x LIB's time (compare.log);
 #                  then the same routes in the AMX cost model, chunked against whole-operand
-#                  splits (tests/bench/chunk_model.cc; the full run prints it too)
+#                  splits (bench/chunk_model.cc; the full run prints it too)
 #   --int8         only the INT8 FP64 engine's section (issue 24 item 5; int8.log), which the full
 #                  run also runs (into bench.log) and --quick smoke-tests at N = 64-128 on 4 calls:
-#                  tests/bench/amxblas_bench_int8, 2 threads, alternated, medians of --reps
+#                  bench/amxblas_bench_int8, 2 threads, alternated, medians of --reps
 #                  (default 3) after a warm-up: (1) INT8 auto, BF16 auto and OpenBLAS DGEMM on
 #                  uniform and log-uniform (2^-20..2^20) inputs at N = 1024 2048 (avx512, amx) or
 #                  512 1024 (reference: scalar, about a minute per call at 2048; --sizes
@@ -97,21 +97,24 @@ case " $backends" in *" ${backend:-avx512} "*) ;; *) echo "bench.sh: --backend, 
 if [ -z "$driver" ]; then
     [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
     cmake --build "$build" -j2 --target amxblas_bench amxblas amxblas_contention_timer amxblas_bench_fp64_auto amxblas_bench_complex amxblas_backends_here amxblas_one_gemm_rss amxblas_bench_int8 amxblas_chunk_model || {
-        echo "bench.sh: could not build amxblas_bench and amxblas in $build (is tests/bench in the" \
-             "build? tests/CMakeLists.txt needs add_subdirectory(bench))" >&2
+        echo "bench.sh: could not build amxblas_bench and amxblas in $build (are the benchmarks in" \
+             "the build? the top-level CMakeLists.txt adds bench/ with the tests, BUILD_TESTING=ON)" >&2
         exit 1
     }
-    cmake --build "$build" -j2 --target amxemu || echo "bench.sh: the trap harness (amxemu) did not build"
-    driver=$(find "$build" -name amxblas_bench -type f | head -n 1)
+    cmake --build "$build" -j2 --target amxemu || echo "bench.sh: the trap harness (amxemu/) did not build"
+    # Where the build puts them (bench/, amxemu/); elsewhere in an older build tree otherwise.
+    driver="$build/bench/amxblas_bench"
+    [ -x "$driver" ] || driver=$(find "$build" -name amxblas_bench -type f | head -n 1)
     # The library just built, not a copy a test installed somewhere under the build tree.
     interposer="$build/shim/libamxblas.so"
     [ -e "$interposer" ] || interposer=$(find "$build" -name libamxblas.so -not -path '*/install/*' | head -n 1)
-    amxemu=$(find "$build" -name libamxemu.so -type f | head -n 1)
+    amxemu="$build/amxemu/libamxemu.so"
+    [ -f "$amxemu" ] || amxemu=$(find "$build" -name libamxemu.so -type f | head -n 1)
 fi
 [ -x "$driver" ] || { echo "bench.sh: no amxblas_bench driver (built in $build?)" >&2; exit 1; }
 # The backends this machine runs, as the library itself decides (tests/common/backends_here.cc),
 # from the build the driver belongs to.
-backends_here=$("$(dirname "$driver")/../common/amxblas_backends_here" 2>/dev/null || true)
+backends_here=$("$(dirname "$driver")/../tests/common/amxblas_backends_here" 2>/dev/null || true)
 if [ -z "$backend" ]; then
     backend=reference
     printf '%s\n' "$backends_here" | grep -qx avx512 && backend=avx512
@@ -120,7 +123,7 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# The INT8 FP64 engine's section (--int8; tests/bench/amxblas_bench_int8). Appends to $1.
+# The INT8 FP64 engine's section (--int8; bench/amxblas_bench_int8). Appends to $1.
 int8_section() {
     int8_log=$1
     int8_driver=$(dirname "$driver")/amxblas_bench_int8
@@ -182,7 +185,7 @@ if [ "$model" = 1 ]; then
     exit 0
 fi
 # The peak extra memory of one routed call (issue 28): each call in a fresh process of
-# tests/bench/one_gemm_rss.c, once with OpenBLAS alone and once under the interposer with routing
+# bench/one_gemm_rss.c, once with OpenBLAS alone and once under the interposer with routing
 # forced. The MiB columns are peak RSS less the RSS the OpenBLAS-alone process held just before
 # its call (operands, code), so extra = routed - OpenBLAS alone is the difference of the peaks.
 if [ -n "$compare" ]; then
@@ -378,7 +381,7 @@ else
 fi
 
 # Complex GEMM (issue 13): CGEMM and ZGEMM against OpenBLAS, side by side in one process
-# (tests/bench/bench_complex.cc; writes complex.csv).
+# (bench/bench_complex.cc; writes complex.csv).
 complex_section() {
     complex_bench=$(dirname "$driver")/amxblas_bench_complex
     if [ "$backend" = amx ] || [ ! -x "$complex_bench" ]; then
@@ -414,7 +417,7 @@ else
 fi
 
 if command -v gnuplot >/dev/null 2>&1 && [ -f "$out/results.csv" ] && [ "$backend" != amx ]; then
-    logged gnuplot -e "csv='$out/results.csv'; outdir='$out'" "$root/tests/bench/plot.gp" || status=1
+    logged gnuplot -e "csv='$out/results.csv'; outdir='$out'" "$root/bench/plot.gp" || status=1
 else
     echo "gnuplot (Debian gnuplot-nox) not found or no results: no plots" | tee -a "$log"
 fi

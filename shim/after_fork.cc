@@ -3,7 +3,7 @@
 // Before: no lazy initialisation may be in progress. A function-local static is initialised
 // under a guard fork() knows nothing about; a child forked while another thread is inside one
 // inherits it "in progress", with no thread to finish it, and hangs on its first call
-// (kernels/runtime/process_state.h). So the load-time constructor initialises the kernels'
+// (kernels/driver/process_state.h). So the load-time constructor initialises the kernels'
 // process-wide state at once, and the prepare handler finishes the settings and the
 // hardware facts (which depend on the environment, so they are read at the first call, or
 // at the first fork if that comes first): if another thread is initialising them, the
@@ -17,7 +17,7 @@
 // parent is untouched.
 #include <pthread.h>
 
-#include "kernels/runtime/process_state.h"
+#include "kernels/driver/process_state.h"
 #include "shim/config.h"
 #include "shim/gemm_dispatch.h"
 #include "shim/log.h"

@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/engine_table.h"
 #include "kernels/common/variants.h"
-#include "kernels/driver/emulated_gemm.h"
-#include "kernels/int8/crt_basis.h"
+#include "kernels/isa/backend.h"
+#include "shim/hardware.h"
 #include "shim/messages.h"
 
 namespace amxblas {
@@ -111,29 +112,28 @@ std::string one_of(const std::string* choices, int count) {
     return s;
 }
 
-// AMXBLAS_FP64_ENGINE's values, in the order of kernels::Fp64Engine.
-constexpr const char* kFp64EngineNames[] = {"bf16", "int8", "auto"};
-static_assert(static_cast<int>(kernels::Fp64Engine::bf16) == 0 && static_cast<int>(kernels::Fp64Engine::int8) == 1 &&
-                  static_cast<int>(kernels::Fp64Engine::automatic) == 2,
-              "kFp64EngineNames follows kernels::Fp64Engine");
+// AMXBLAS_FP64_ENGINE: auto, or an engine of kernels/common/engines.def by name.
+std::string fp64_engine_choices() {
+    std::string choices[kernels::kFp64EngineCount + 1] = {"auto"};
+    for (int e = 0; e < kernels::kFp64EngineCount; ++e) choices[e + 1] = kernels::kFp64Engines[e].name;
+    return one_of(choices, kernels::kFp64EngineCount + 1);
+}
 
-// AMXBLAS_FP64_PRODUCTS under the int8 engine: 0, a count of moduli the INT8 engine has a basis
-// for, or auto. Under bf16 and auto: 0, the product count of an FP64 variant
-// (kernels/common/variants.def), or auto.
+// AMXBLAS_FP64_PRODUCTS under an engine: 0, a fixed count the engine runs
+// (kernels/common/engines.def: under int8 the moduli it has a basis for, under bf16 and auto the
+// product counts of the FP64 variants of kernels/common/variants.def), or auto.
 bool fp64_count_accepted(kernels::Fp64Engine engine, long v) {
-    if (v == 0) return true;
-    if (engine == kernels::Fp64Engine::int8) return v >= kernels::kInt8MinModuli && v <= kernels::kInt8MaxModuli;
-    return kernels::fp64_variant(static_cast<int>(v)) != nullptr;
+    return v == 0 || (v <= kernels::kFp64MaxCount && kernels::fp64_count_accepted(engine, static_cast<int>(v)));
 }
 
 // The accepted AMXBLAS_FP64_PRODUCTS values for the engine in force, for its warning.
 std::string fp64_products_choices(kernels::Fp64Engine engine) {
-    std::string choices[kernels::kInt8MaxModuli + kernels::kVariantCount + 2] = {"0"};
+    std::string choices[kernels::kFp64MaxCount + 2] = {"0"};
     int n = 1;
-    for (int v = 1; v <= std::max(kernels::kMaxFp64Products, kernels::kInt8MaxModuli); ++v)
+    for (int v = 1; v <= kernels::kFp64MaxCount; ++v)
         if (fp64_count_accepted(engine, v)) choices[n++] = std::to_string(v);
     choices[n++] = "auto";
-    return std::string("accepted with AMXBLAS_FP64_ENGINE=") + kFp64EngineNames[static_cast<int>(engine)] + ": " +
+    return std::string("accepted with AMXBLAS_FP64_ENGINE=") + kernels::fp64_engine_name(engine) + ": " +
            one_of(choices, n);
 }
 
@@ -159,18 +159,13 @@ Settings read_settings(EnvLookup env, int cores, std::vector<std::string>* warni
         warn("AMXBLAS_FP32", x, kSwitchAccepted, "1");
     // The engine first: it decides which counts AMXBLAS_FP64_PRODUCTS accepts.
     if (const char* x = env("AMXBLAS_FP64_ENGINE")) {
-        const auto* name = std::find_if(std::begin(kFp64EngineNames), std::end(kFp64EngineNames),
-                                        [x](const char* n) { return !std::strcmp(x, n); });
-        if (name != std::end(kFp64EngineNames))
-            s.fp64_engine = static_cast<kernels::Fp64Engine>(name - std::begin(kFp64EngineNames));
-        else
-            warn("AMXBLAS_FP64_ENGINE", x, "accepted: auto, bf16 or int8", "auto");
+        if (!kernels::parse_fp64_engine(x, &s.fp64_engine))
+            warn("AMXBLAS_FP64_ENGINE", x, ("accepted: " + fp64_engine_choices()).c_str(), "auto");
     }
     if (const char* x = env("AMXBLAS_FP64_PRODUCTS")) {
         if (!std::strcmp(x, "auto"))
             s.fp64_products = kernels::kFp64Auto;
-        else if (parse_int(x, 0, std::max(kernels::kMaxFp64Products, kernels::kInt8MaxModuli), &v) &&
-                 fp64_count_accepted(s.fp64_engine, v))
+        else if (parse_int(x, 0, kernels::kFp64MaxCount, &v) && fp64_count_accepted(s.fp64_engine, v))
             s.fp64_products = static_cast<int>(v);
         else
             warn("AMXBLAS_FP64_PRODUCTS", x, fp64_products_choices(s.fp64_engine).c_str(), "0");

@@ -100,10 +100,12 @@ int main(int argc, char** argv) {
     amx_hw.set_runs(kernels::Backend::amx, true);
     const int threads = std::max(1, std::min(s.num_threads, hw.cores));
 
-    // The INT8 route's name does not say its count: the line adds it.
-    const std::string route_text = route == Route::amx_fp64_int8
-                                       ? std::string(route_name(route)) + " (" + std::to_string(s.fp64_products) + " moduli)"
-                                       : route_name(route);
+    // An engine's route (fp64-int8) does not say its count: the line adds it.
+    const std::string route_text =
+        route_carries_count(route)
+            ? route_name(route)
+            : std::string(route_name(route)) + " (" + std::to_string(s.fp64_products) + " " +
+                  kernels::fp64_engine_row(route_engine(route)).unit + ")";
     std::printf("%s M=%lld N=%lld K=%lld transa=%c transb=%c: route %s, %d threads, routed where predicted >= %.2fx\n",
                 r.c_str(), static_cast<long long>(call.m), static_cast<long long>(call.n),
                 static_cast<long long>(call.k), call.transa, call.transb, route_text.c_str(), threads, kCostMargin);

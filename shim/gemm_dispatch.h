@@ -9,8 +9,8 @@
 #include <type_traits>
 
 #include "kernels/common/fp_environment.h"
-#include "kernels/driver/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
+#include "kernels/isa/backend.h"
 #include "policy/route.h"
 #include "shim/beta_scale.h"
 #include "shim/blas_abi.h"
@@ -127,12 +127,12 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     rec.route = forwarded ? Route::forward : d.route;
     if (!forwarded && route_is_fp64(d.route)) {
         // The route names the engine that ran, and BF16's products: the summary counts calls per
-        // engine and count. Under auto either engine may have run (INT8 first, where its
-        // certificate passed); a fixed count ran the engine of its route.
-        const bool int8 = d.route == Route::amx_fp64_int8 || report.engine == kernels::Fp64Engine::int8;
+        // engine and count. Under auto any engine may have run (in kernels/common/engines.def's
+        // order, the first whose certificate passed); a fixed count ran the engine of its route.
         rec.fp64_auto = d.route == Route::amx_fp64_auto;
-        rec.fp64_products = rec.fp64_auto || int8 ? report.products : route_products(d.route);
-        rec.route = int8 ? Route::amx_fp64_int8 : rec.fp64_auto ? fp64_route(report.products) : d.route;
+        const bool reported = rec.fp64_auto || !route_carries_count(d.route);
+        rec.fp64_products = reported ? report.products : route_products(d.route);
+        rec.route = reported ? fp64_route_ran(report.engine, report.products) : d.route;
         rec.fp64_margin = report.margin;
         rec.fp64_repaired = report.repaired;
     }

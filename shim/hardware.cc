@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/isa/backend.h"
 #include "kernels/runtime/cpu_features.h"
 
 namespace amxblas {

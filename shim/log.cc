@@ -156,7 +156,6 @@ struct SummaryRow {
 constexpr int kMaxSummaryRows = 128;
 SummaryRow g_rows[kMaxSummaryRows];
 std::atomic<int> g_row_count{0};
-constexpr int kRouteCount = static_cast<int>(Route::amx_fp64_int8) + 1;
 SummaryRow g_other[kRouteCount];  // per route, the calls no row had room for
 pthread_mutex_t g_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 // Calls counted in the rows, and how many of them the last written summary covered: a summary
@@ -302,7 +301,7 @@ void add_to_summary(const CallRecord& rec) {
         return a == b || (a && b && std::strcmp(a, b) == 0);
     };
     // BF16's routes name their product count; INT8's one route is split by its moduli here.
-    const int moduli = rec.route == Route::amx_fp64_int8 ? rec.fp64_products : 0;
+    const int moduli = route_carries_count(rec.route) ? 0 : rec.fp64_products;
     while (i < count && !(g_rows[i].routine == rec.routine && g_rows[i].route == rec.route &&
                           g_rows[i].moduli == moduli && same_reason(g_rows[i].reason, rec.reason)))
         ++i;
@@ -373,8 +372,9 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
         append(" backend=%s threads=%d", r.backend, r.threads);
         if (r.note) append(" note=%s", r.note);
         if (route_is_fp64(r.route)) {
-            const bool int8 = r.route == Route::amx_fp64_int8;
-            append(" engine=%s products=%d", int8 ? "int8" : "bf16", int8 ? r.fp64_products : route_products(r.route));
+            const bool own = route_carries_count(r.route);
+            append(" engine=%s products=%d", kernels::fp64_engine_name(route_engine(r.route)),
+                   own ? route_products(r.route) : r.fp64_products);
         }
         if (r.fp64_auto) append(" margin=%.3g repaired=%ld", r.fp64_margin, r.fp64_repaired);
     }

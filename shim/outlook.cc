@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/isa/backend.h"
 #include "policy/cost_model.h"
 #include "shim/config.h"
 #include "shim/hardware.h"

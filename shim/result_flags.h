@@ -5,7 +5,7 @@
 // raises neither: its own arithmetic is not the caller's.
 //
 // The kernels raise overflow or invalid only in their last step, alpha * AB + beta * C, on finite
-// in-domain inputs (tests/kernels/kernels_fenv_test.cc checks the rest raises neither), so C is
+// in-domain inputs (tests/kernels/driver/kernels_fenv_test.cc checks the rest raises neither), so C is
 // read again only when the library's arithmetic raised one of them. The flag is raised by an
 // operation that raises it, in the caller's environment: a caller who unmasked it gets the
 // SIGFPE the real BLAS would have given, at the end of the call instead of inside it.

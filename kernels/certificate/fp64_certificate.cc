@@ -112,7 +112,7 @@ bool Fp64BlockCertificate::begin(const Fp64SplitFacts& a, const Fp64SplitFacts& 
     row_inf_.assign(std::size_t(m), 0.0);
     if (a.zero)
         for (int i = 0; i < m; ++i) row_inf_[i] = a.zero[i] ? INFINITY : 0.0;
-    // A certificate begun again (on deeper slices: kernels/driver/routed_gemm.cc) starts over.
+    // A certificate begun again (on deeper slices: kernels/bf16/bf16_engine.cc) starts over.
     deepest_ = nowhere_ = 0;
     for (int d = 0; d <= kFp64Slices; ++d) {
         failing_[d] = 0;

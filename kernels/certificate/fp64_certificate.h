@@ -19,7 +19,7 @@
 // Functions of what the split and one extra BF16 product found, and, for the rare entries
 // whose lower bound is 0, of exact comparisons of the operands with zero (zero_by_structure),
 // so the decision is the same on every backend and thread count: every input is exact or
-// computed in a fixed order (kernels/driver/emulated_gemm.h, prepare_dgemm).
+// computed in a fixed order (kernels/bf16/emulated_gemm.h, prepare_dgemm).
 #pragma once
 
 #include <cstddef>
@@ -48,7 +48,7 @@ struct StructuralTest {
 };
 
 // The certificate, block by block: the driver computes the lower bounds lhat chunk by chunk
-// (kernels/driver/emulated_gemm.h, lower_bound_blocks) and never holds all of them. Two passes
+// (kernels/bf16/emulated_gemm.h, lower_bound_blocks) and never holds all of them. Two passes
 // over lhat: add_block for every block (the per-depth counts: each entry's smallest passing
 // depth, the failing entries and the margin at each depth), decide, then, only when some
 // entry fails at the depth picked, failing_in for every block. The same decisions, entry for

@@ -1,5 +1,5 @@
 // How a routed call is cut into chunks, as plain arithmetic: the driver sizes its workspace and
-// walks the chunks with it (kernels/driver/chunking.h says how and why), and the policy's cost
+// walks the chunks with it (kernels/bf16/chunking.h says how and why), and the policy's cost
 // model counts with it how often the operands are split (policy/cost_model.cc), so the two
 // agree.
 #pragma once
@@ -12,7 +12,7 @@
 namespace amxblas::kernels {
 
 // The micro-kernel set's tile and K step (TileGeometry, kernels/isa/microkernel.h) and the
-// call's output blocks (Blocking, kernels/driver/chunking.h).
+// call's output blocks (Blocking, kernels/bf16/chunking.h).
 struct ChunkShape {
     int mr, nr, kstep;
     int bm, bn;

@@ -19,14 +19,23 @@ constexpr int kFp64Slices = 8;
 constexpr int kFp64Auto = -1;
 // The slices BF16's auto splits before its certificate decides (RunOptions::fp64_auto_depth):
 // the six of the 21 products it picks on ordinary data (docs/accuracy.md). Where that depth
-// leaves entries failing it splits all eight and decides again (kernels/driver/routed_gemm.cc).
+// leaves entries failing it splits all eight and decides again (kernels/bf16/bf16_engine.cc).
 constexpr int kFp64AutoFirstDepth = 6;
 
-// The FP64 engines (AMXBLAS_FP64_ENGINE): bf16, the paper's BF16 slices (6 ... 36 products);
-// int8, Ozaki scheme II on INT8 products (kernels/int8/: 6 ... 24 moduli, one product each);
-// automatic, per call: int8 where its certificate passes, else bf16 (with
-// fp64_products = kFp64Auto; a fixed count keeps bf16's meaning).
-enum class Fp64Engine : int { bf16, int8, automatic };
+// The FP64 engines of kernels/common/engines.def (AMXBLAS_FP64_ENGINE), in its order: int8,
+// Ozaki scheme II on INT8 products (kernels/int8/: 6 ... 24 moduli, one product each); bf16,
+// the paper's BF16 slices (kernels/bf16/: 6 ... 36 products). Then automatic, per call: with
+// fp64_products = kFp64Auto the engines in the table's order, the first whose certificate
+// passes; a fixed count is the table's last row's (kernels/common/engine_table.h).
+enum class Fp64Engine : int {
+#define AMXBLAS_FP64_ENGINE(id, min_count, max_count, counts, unit, cost) id,
+#include "kernels/common/engines.def"
+#undef AMXBLAS_FP64_ENGINE
+    automatic
+};
+constexpr int kFp64EngineCount = static_cast<int>(Fp64Engine::automatic);
+// The base engine (engines.def): the last row.
+constexpr Fp64Engine kFp64BaseEngine = static_cast<Fp64Engine>(kFp64EngineCount - 1);
 
 // The micro-kernel backends of kernels/common/backends.def, in its order: amx (AMX-BF16, TDPBF16PS),
 // avx512 (AVX-512 BF16, VDPBF16PS), reference (portable scalar, the SDM's TDPBF16PS).
@@ -56,13 +65,13 @@ struct PhaseTimes {
     // widening the product tiles and adding them into it (FP64): per-thread time, averaged.
     double reconstruct_s = 0;
     // FP64 on the BF16 engine: the passes over both operands that found the split's scales
-    // before the products (kernels/driver/fp64_facts.h); 0 where the guessed scales held.
+    // before the products (kernels/bf16/fp64_facts.h); 0 where the guessed scales held.
     int facts_passes = 0;
 };
 
 // What an FP64 auto call decided (RunOptions::fp64_report).
 struct Fp64AutoReport {
-    Fp64Engine engine = Fp64Engine::bf16;  // the engine that ran (bf16 or int8)
+    Fp64Engine engine = kFp64BaseEngine;  // the engine that ran (a row of engines.def)
     int products = 0;     // bf16: 6 ... 36 products; int8: 6 ... 24 moduli
     double margin = 0;    // min over certified entries of (allowed bound) / (certified bound)
     long repaired = 0;    // entries of C recomputed in FP64 instead (ZGEMM: complex entries)
@@ -73,21 +82,25 @@ struct RunOptions {
     int fp64_products = 21;              // 6, 10, 15, 21, 28, 36 or kFp64Auto (DGEMM, ZGEMM);
                                          // int8 engine: 6 ... 24 moduli or kFp64Auto
     Fp64Engine fp64_engine = Fp64Engine::bf16;
+    // Auto, under the automatic engine: an engine tried before this one refused the call for
+    // accuracy (kernels/driver/routed_gemm.cc). Data that hard make BF16 split all eight slices
+    // at once (fp64_auto_depth).
+    bool fp64_refused_before = false;
     double fp64_tol = 1;                 // auto: accepted factor over DGEMM's error bound
     Fp64AutoReport* fp64_report = nullptr;  // auto: filled when the call routed
     int threads = 1;                     // threads for split, pack and compute (kernels/runtime/thread_pool.h)
     std::size_t workspace_cap_bytes = 0; // 0: no cap beyond what malloc grants
-    // The caller found the AMX trap-and-emulate harness (tests/amxemu) loaded in this process,
+    // The caller found the AMX trap-and-emulate harness (amxemu/) loaded in this process,
     // so the amx backend runs without AMX hardware. The kernels do not look for it themselves:
     // the caller asks kernels/runtime/cpu_features.h, amx_emulator_present().
     bool amx_emulator = false;
     PhaseTimes* times = nullptr;         // optional
     // A micro-kernel set to use instead of the backend's (which must still be usable): the
     // expert hook, as BLIS's expert interface takes a context, through which
-    // tests/kernels/kernels_geometry_test.cc runs a set of another geometry that is no
+    // tests/kernels/bf16/kernels_geometry_test.cc runs a set of another geometry that is no
     // backend. Nothing above the kernels sets it.
     const MicroKernels* microkernels = nullptr;
-    // Smaller chunks than the driver's own (kernels/driver/chunking.h), rounded up to whole
+    // Smaller chunks than the driver's own (kernels/bf16/chunking.h), rounded up to whole
     // blocks and panels; 0: the driver's choice. For the tests that check that chunking
     // changes no bit; nothing above the kernels sets them.
     int chunk_rows = 0, chunk_cols = 0, chunk_depth = 0;

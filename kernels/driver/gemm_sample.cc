@@ -4,10 +4,8 @@
 #include <type_traits>
 
 #include "kernels/common/chunk_plan.h"
-#include "kernels/driver/emulated_gemm.h"
-#include "kernels/driver/sample_screen.h"
-#include "kernels/int8/crt_basis.h"
-#include "kernels/int8/int8_gemm.h"
+#include "kernels/driver/fp64_engines.h"
+#include "kernels/engine/scaled_sample.h"
 
 namespace amxblas::kernels {
 namespace {
@@ -31,9 +29,9 @@ bool sample_gemm(const GemmArgs<T>& g, const RunOptions& opt, GemmSample<T>* out
     const std::size_t k = std::size_t(g.k);
     // The real GEMM the engines certify: ZGEMM's is r x 2c x 2K (complex_gemm.cc).
     const int parts = std::is_same_v<T, double> ? 1 : 2;
-    const std::size_t engines = std::max({int8_dgemm_workspace_bytes(r, parts * c, parts * g.k, 1, kInt8MinModuli),
-                                          dgemm_auto_workspace_bytes(r, parts * c, parts * g.k, 1, opt.backend),
-                                          sample_screen_bytes(r, c, g.k, parts)});
+    std::size_t engines = sample_screen_bytes(r, c, g.k, parts);
+    for (int e = 0; e < kFp64EngineCount; ++e)
+        engines = std::max(engines, fp64_engine_ops(static_cast<Fp64Engine>(e)).sample_bytes(r, parts * c, parts * g.k, opt));
     const std::size_t copies = ((std::size_t(r) + c) * k * sizeof(T) + 63) / 64 * 64;
     // No more than a call's own chunk budget (a very deep K is not sampled), and within its cap.
     if (copies + engines > kChunkBudgetBytes) return false;

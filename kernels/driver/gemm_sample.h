@@ -40,8 +40,8 @@ struct GemmSample {
 };
 
 // False (and *out without a sample) when the call is too small to be sampled, or the lease
-// failed. The arena is sized for both engines' certificates on opt.backend, one thread, and for
-// the screen before them (sample_screen.h).
+// failed. The arena is sized for every engine's certificate on opt.backend, one thread
+// (Fp64EngineOps::sample_bytes), and for the screen before them (sample_screen.h).
 template <typename T>
 bool sample_gemm(const GemmArgs<T>& g, const RunOptions& opt, GemmSample<T>* out);
 

@@ -32,7 +32,7 @@ double round_int128(__int128 x) {
 
 double round_to_double(const Wide& x) {
     // Balanced 40-bit limbs of x, then the top three limbs and the sign of the rest, as
-    // crt_to_double rounds (kernels/int8/int8_residue_loops.inc), here in 128-bit integers.
+    // crt_to_double rounds (kernels/isa/int8_residue_loops.inc), here in 128-bit integers.
     const bool neg = x.negative();
     Wide mag = x;
     if (neg) {

@@ -13,7 +13,7 @@
 // symmetric (|y_l| <= 128), M / m_l and M in the limbs of 40 bits M needs (two to five), each limb's sum
 // sum_l y_l w_lj - k M_j an integer below 2^53, the carries moved up exactly; then the top three
 // limbs and the sign of the rest round P once, as a correctly rounded sum of three FP64 terms
-// (kernels/int8/int8_residue_loops.inc, built per instruction set; docs/fp64-int8.md, Section 3).
+// (kernels/isa/int8_residue_loops.inc, built per instruction set; docs/fp64-int8.md, Section 3).
 #pragma once
 
 #include <cstddef>

@@ -18,7 +18,7 @@ namespace amxblas::kernels {
 
 // facts_take, for the generic path below (the real path runs this instruction set's build of
 // the same loops: isa_kernels().int8_residues).
-#include "kernels/int8/int8_facts_loops.inc"
+#include "kernels/isa/int8_facts_loops.inc"
 
 namespace {
 

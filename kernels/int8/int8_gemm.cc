@@ -7,7 +7,7 @@
 
 #include "kernels/common/pow2.h"
 #include "kernels/common/reasons.h"
-#include "kernels/driver/macro_kernel.h"
+#include "kernels/engine/guard.h"
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_certificate.h"
 #include "kernels/int8/int8_refine.h"
@@ -34,7 +34,7 @@ void for_each_out_block(int rows, int cols, int threads, Body&& body) {
 
 // int8_chunking, made smaller where opt asks (RunOptions::chunk_rows, chunk_cols, chunk_depth:
 // the tests that check that chunking changes no bit).
-Int8Chunking chunking_for(const Int8Gemm& call, int layers, bool sums, const RunOptions& opt) {
+Int8Chunking chunking_for(const Fp64Gemm& call, int layers, bool sums, const RunOptions& opt) {
     Int8Chunking ch = int8_chunking(call.m, call.n, call.k, layers, sums, opt.threads);
     if (opt.chunk_rows > 0) ch.mc = std::min(ch.mc, round_up(opt.chunk_rows, g.mr));
     if (opt.chunk_cols > 0) ch.nc = std::min(ch.nc, round_up(opt.chunk_cols, g.nr));
@@ -60,14 +60,14 @@ MicroKernels int8_kernels(const RunOptions& opt) {
     return mk;
 }
 
-const char* operand_facts(const Int8Gemm& call, const RunOptions& opt, Facts* f) {
+const char* operand_facts(const Fp64Gemm& call, const RunOptions& opt, Facts* f) {
     if (const char* why = int8_operand_facts(call.a, true, opt.threads, &f->a)) return why;
     return int8_operand_facts(call.b, false, opt.threads, &f->b);
 }
 
 // Step 2: the magnitude product and the certificate; fail_at (unless null) gets the entries to
 // repair.
-const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt, const MicroKernels& mk,
+const char* certify(const Fp64Gemm& call, const Facts& f, const RunOptions& opt, const MicroKernels& mk,
                     Int8Decision* decision, std::vector<std::size_t>* fail_at) {
     // The counts the sample points at first (RunOptions::int8_counts_from, int8_counts_to),
     // every count where those do not settle every entry: the same decision either way
@@ -186,7 +186,7 @@ const char* certify(const Int8Gemm& call, const Facts& f, const RunOptions& opt,
 
 // Step 3: the residue products, the reconstruction and C.
 // *pack_s: the seconds spent splitting and packing the residues.
-const char* compute(const Int8Gemm& call, const Facts& f, int count, const RunOptions& opt, const MicroKernels& mk,
+const char* compute(const Fp64Gemm& call, const Facts& f, int count, const RunOptions& opt, const MicroKernels& mk,
                     double* pack_s) {
     const CrtBasis& basis = crt_basis(count);
     Int8Halves halves;
@@ -300,7 +300,7 @@ std::size_t int8_dgemm_workspace_bytes(int m, int n, int k, int threads, int mod
                     int8_workspace_bytes(int8_chunking(m, n, k, moduli, false, threads), threads));
 }
 
-const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
+const char* run_int8_fp64_gemm(const Fp64Gemm& call, const RunOptions& opt) {
     return guarded([&]() -> const char* {
         if (const char* why = check_backend(opt)) return why;
         const bool automatic = opt.fp64_products == kFp64Auto;
@@ -335,7 +335,6 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
         if (opt.fp64_report) {
             opt.fp64_report->products = count;
             opt.fp64_report->margin = automatic ? decision.margin : 0;
-            opt.fp64_report->engine = Fp64Engine::int8;
             if (call.complex_parts) {  // columns 2j and 2j + 1 are the parts of C's column j
                 const std::size_t m = std::size_t(call.m);
                 for (std::size_t& at : fail_at) at = at % m + at / m / 2 * m;
@@ -347,7 +346,7 @@ const char* run_int8_fp64_gemm(const Int8Gemm& call, const RunOptions& opt) {
     });
 }
 
-const char* int8_fp64_decide(const Int8Gemm& call, const RunOptions& opt, Int8Decision* out) {
+const char* int8_fp64_decide(const Fp64Gemm& call, const RunOptions& opt, Int8Decision* out) {
     return guarded([&]() -> const char* {
         if (const char* why = check_backend(opt)) return why;
         Facts f;
@@ -355,6 +354,21 @@ const char* int8_fp64_decide(const Int8Gemm& call, const RunOptions& opt, Int8De
         const char* why = certify(call, f, opt, int8_kernels(opt), out, nullptr);
         return why == reason::accuracy_uncertified ? nullptr : why;
     });
+}
+
+const char* decide_dgemm_int8(const GemmArgs<double>& g, const RunOptions& opt, const StructuralTest& structural,
+                              Int8Decision* out) {
+    Fp64Gemm call = fp64_gemm(g);
+    call.structural = structural;
+    return int8_fp64_decide(call, opt, out);
+}
+
+const char* decide_zgemm_int8(const GemmArgs<std::complex<double>>& g, const RunOptions& opt,
+                              const StructuralTest& structural, Int8Decision* out) {
+    if (complex_too_large(g.n, g.k)) return reason::memory_alloc_failed;
+    Fp64Gemm call = fp64_gemm(g);
+    call.structural = structural;
+    return int8_fp64_decide(call, opt, out);
 }
 
 }  // namespace amxblas::kernels

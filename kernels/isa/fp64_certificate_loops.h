@@ -1,12 +1,12 @@
 // The certificate's per-entry loops over the rows i of one column j (kernels/certificate/fp64_certificate.cc
 // explains every term; docs/fp64-certificate.md proves them). One source
-// (kernels/certificate/fp64_certificate_loops.inc), built once per instruction set: plainly in
+// (kernels/isa/fp64_certificate_loops.inc), built once per instruction set: plainly in
 // kernels/isa/portable/fp64_certificate_portable.cc, with the AVX2 flags in
 // kernels/isa/avx2/fp64_certificate_avx2.cc and with the AVX-512 flags in
 // kernels/isa/avx512/fp64_certificate_avx512.cc, all with
 // -ffp-contract=off and vectorised by the compiler. Each value is the proof's expression in the
 // proof's order, rounded per IEEE operation whatever the vector width, and no reduction is
-// reordered, so both builds decide every entry alike (tests/kernels/kernels_certificate_test.cc
+// reordered, so both builds decide every entry alike (tests/kernels/certificate/kernels_certificate_test.cc
 // compares them). The functions have internal linkage: each build keeps its own copy, and
 // nothing here calls a shared inline function a linker could pick from the other build.
 #pragma once

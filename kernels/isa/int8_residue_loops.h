@@ -1,16 +1,16 @@
 // The INT8 engine's per-block loops (kernels/int8/int8_pack.cc, int8_gemm.cc's folds,
 // crt_reconstruct.cc's reconstruction, int8_certificate.cc's block-row test, int8_facts.cc's
 // facts pass), built once per instruction set of kernels/isa/isas.def from one source,
-// kernels/int8/int8_residue_loops.inc, int8_certificate_row.inc and int8_facts_loops.inc: on
+// kernels/isa/int8_residue_loops.inc, int8_certificate_row.inc and int8_facts_loops.inc: on
 // AVX-512 they run eight doubles a vector, on AVX2 four, instead of plain x86-64's two. Every
 // build computes the same integers (exact FP64 arithmetic on integers below 2^53), the same
-// certificate counts and the same facts (tests/kernels/kernels_int8_residues_test.cc).
+// certificate counts and the same facts (tests/kernels/isa/kernels_int8_residues_test.cc).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/int8/crt_basis.h"
+#include "kernels/common/crt_basis.h"
 
 namespace amxblas::kernels::detail {
 
@@ -59,7 +59,7 @@ struct Int8ResidueLoops {
     // sum_l y_l w_lj are integers below 2^53 and every later step is exact but the last
     // rounding, so every build gives the same bits.
     void (*crt_row)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, double* out);
-    // The certificate's test of one count over a row of nc entries (kernels/int8/int8_certificate_row.inc):
+    // The certificate's test of one count over a row of nc entries (kernels/isa/int8_certificate_row.inc):
     // how many entries are counted, fail, pass without being tight and pass with rhs < mc lhs.
     void (*row_counts)(int nc, const Int8RowTest& t, Int8RowCounts* out);
     // The facts of rows (columns) o0 .. o0 + count - 1 of a real operand x (leading dimension

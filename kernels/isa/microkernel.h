@@ -1,7 +1,7 @@
 // The micro-kernel contract: one mr x nr FP32 output tile over one packed BK panel.
 //
 // Every backend (reference, AVX-512 BF16, AMX-BF16) implements this contract and nothing else;
-// the driver (kernels/driver/macro_kernel.h) only loops over blocks, panels and tiles and calls through a
+// the driver (kernels/bf16/macro_kernel.h) only loops over blocks, panels and tiles and calls through a
 // MicroKernels table. Everything instruction-set specific lives behind these pointers.
 //
 // Geometry. Each table carries its own TileGeometry (mr, nr, kstep, and nr_vnni, the columns
@@ -12,7 +12,7 @@
 // split_avx512.cc, kernels/pack/pack_fp64.cc) are written for it, and every other geometry
 // takes the portable packer (pack_generic.cc). A set with another geometry is one file (its
 // kernels and table) and, for a backend, one row of backends.def and its source line in
-// kernels/CMakeLists.txt; tests/kernels/kernels_geometry_test.cc runs two (the reference kernel
+// kernels/CMakeLists.txt; tests/kernels/bf16/kernels_geometry_test.cc runs two (the reference kernel
 // at 16 x 8 x 16 and 64 x 32 x 8) that are registered nowhere else.
 //
 // Packed operands (built by kernels/pack/, one buffer per BF16 slice). The unit is a "K step":
@@ -56,9 +56,9 @@
 // FP32 and denormal results flush to zero. Accumulation order per output element: K steps in
 // order; in fp32_chain, within a K step the products in the operand-reuse order of Eq. (19).
 // So the FP32 bits depend on kstep (where the K steps' partial sums meet); the FP64 bits do not
-// (every panel sum is exact, kernels/driver/macro_kernel.h), whatever the geometry.
+// (every panel sum is exact, kernels/bf16/macro_kernel.h), whatever the geometry.
 // The order inside one pair may differ between instruction sets; for dgemm it cannot matter,
-// since every panel sum there is exact (see kernels/driver/macro_kernel.h).
+// since every panel sum there is exact (see kernels/bf16/macro_kernel.h).
 //
 // Threads: thread_begin() runs once per thread per call before its first tile, thread_end()
 // after its last (AMX loads the tile configuration there when the thread's loaded one differs,

@@ -2,7 +2,7 @@
 // already in the packed order (pack.h, microkernel.h), so the split then runs over a
 // contiguous run (split.h). Pure data movement; the instruction set only decides how it is
 // done: plain loops (pack_gather.cc) or in-register transposes (pack_gather_avx512.cc), which
-// put every value in the same place (tests/kernels/kernels_split_test.cc checks it). The split
+// put every value in the same place (tests/kernels/pack/kernels_split_test.cc checks it). The split
 // tables carry them (SplitKernels, split.h), so one pack runs one instruction set throughout.
 #pragma once
 

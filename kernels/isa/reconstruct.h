@@ -4,20 +4,20 @@
 // unit, so it is timed as its own phase (PhaseTimes::reconstruct_s) and vectorised.
 //
 // dgemm hands over up to kWidenBatch product tiles of one micro-tile and panel at once, each
-// with its factor 2^(vA(i) + vB(j)) (kernels/driver/fp64_gemm.cc). Per element the operations are those of one
+// with its factor 2^(vA(i) + vB(j)) (kernels/bf16/fp64_gemm.cc). Per element the operations are those of one
 // product at a time -- acc := acc + (double)t * scale, the multiply rounded, then the add
 // rounded -- in schedule order, so the bits do not depend on the table. The AVX-512 table keeps
 // two accumulator rows in registers across the batch (one load and one store per row instead
 // of one per product) and fuses the multiply and add where that is provably the same
-// (reconstruct_avx512.cc); tests/kernels/kernels_reconstruct_test.cc checks both tables
+// (reconstruct_avx512.cc); tests/kernels/isa/kernels_reconstruct_test.cc checks both tables
 // against the definition bit for bit. Until this table was used by dgemm, the widen-add ran as
-// a plain loop in kernels/driver/fp64_gemm.cc (SSE2, the accumulator loaded and stored per product): about 3x
+// a plain loop in kernels/bf16/fp64_gemm.cc (SSE2, the accumulator loaded and stored per product): about 3x
 // slower in the routed call on the AVX-512 machine of docs/bench.
 //
 // Why not fewer, larger FP32 partial sums before widening (adding two products' panels in FP32
 // first, or summing more than BK = 256 K values in FP32): the panel sum of product (i, j) is a
 // multiple of u = 2^(vA(i) + vB(j) - 16) of magnitude at most 256 * 2^(vA(i) + vB(j)) =
-// 2^24 u (kernels/driver/macro_kernel.h), which is exactly the 24-bit significand of FP32. Any other term -- a
+// 2^24 u (kernels/bf16/macro_kernel.h), which is exactly the 24-bit significand of FP32. Any other term -- a
 // 257th K value, or a second product with the same unit, as (0, 1) and (1, 0) have when both
 // operands shrink by exactly 9 bits per slice -- can double the bound to 2^25 u, which FP32 no
 // longer holds exactly, and the FP64 bits would then depend on the order of the additions.

@@ -1,5 +1,5 @@
-// The sample screen's loops over a sample's scaled operands (kernels/driver/sample_screen.cc;
-// docs/fp64-certificate.md, Section 12). One source (kernels/certificate/sample_screen_loops.inc),
+// The sample screen's loops over a sample's scaled operands (kernels/engine/scaled_sample.cc,
+// kernels/bf16/bf16_screen.cc; docs/fp64-certificate.md, Section 12). One source (kernels/isa/sample_screen_loops.inc),
 // built once per instruction set with the vector-loop flags (no FMA contraction): each value is
 // the screen's expression, rounded per IEEE operation whatever the vector width, and each sum
 // runs in index order, so every build gives the same bits (kernels_screen_loops_test). The

@@ -30,7 +30,7 @@ constexpr int kOzakiRho = 53 - 8;  // rho = 45: significand gap between FP64 and
 // The 0.75 (Ozaki's original extraction constant) keeps x + sigma in one binade for |x| <= 2^v whatever the sign of x, so every entry of slice r
 // is on the 2^(v(r)-8) grid and v(r+1) <= v(r) - 9. With sigma = 2^(v+rho) instead, a
 // positive x lands on 2^(v-7) and each slice keeps only 8 bits: about 2^-8 per diagonal, 5.7x-22x
-// off Table 4, which this matches (tests/kernels/kernels_accuracy_test.cc).
+// off Table 4, which this matches (tests/kernels/bf16/kernels_accuracy_test.cc).
 struct Fp64Scales {
     int active = 0;
     int slices = kFp64Slices;

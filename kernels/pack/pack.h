@@ -1,4 +1,4 @@
-// Packing: op(A) and op(B) (or a chunk of each: kernels/driver/chunking.h) into block-contiguous
+// Packing: op(A) and op(B) (or a chunk of each: kernels/bf16/chunking.h) into block-contiguous
 // BF16 component buffers (paper Section 6.2), split and packed in one pass. Transposes, leading dimensions and edges are resolved here:
 // every block is a full K step of the micro-kernel set's geometry (microkernel.h draws the
 // layout), zero-padded past m, n, k, so the micro-kernels never see a partial tile.
@@ -29,7 +29,7 @@ inline int round_up_tile(int x) { return (x + kTile - 1) / kTile * kTile; }
 inline int round_up(int x, int step) { return (x + step - 1) / step * step; }
 
 struct PackedOperand {
-    bf16_t* slice[kFp64Slices + 1] = {};  // FP64 auto: one more, for |Z_0| (kernels/driver/fp64_gemm.cc)
+    bf16_t* slice[kFp64Slices + 1] = {};  // FP64 auto: one more, for |Z_0| (kernels/bf16/fp64_gemm.cc)
     int slices = 0;
     int panels = 0;  // row panels of op(A), or column panels of op(B)
     int ksteps = 0;
@@ -54,7 +54,7 @@ inline std::size_t packed_slice_elems(int outer, int k, int tile = kTile, int ks
 
 // How a view's values come from storage. real: op(X) itself. The complex kinds present a
 // complex op(X) (stored interleaved: real part, imaginary part) as the real matrix whose
-// product is the complex one (kernels/driver/complex_gemm.cc), with K' = 2K:
+// product is the complex one (kernels/bf16/complex_gemm.cc), with K' = 2K:
 //   complex_a: op(A') is m x 2k,   A'(i, 2l + e) = (Re, Im)[e] of op(A)(i, l);
 //   complex_b: op(B') is 2k x 2n,  B'(2l + e, 2j + f) = [[Re, Im], [-Im, Re]][e][f] of op(B)(l, j).
 // Then (op(A') op(B'))(i, 2j) = Re C(i, j) and (i, 2j + 1) = Im C(i, j).

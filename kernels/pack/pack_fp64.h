@@ -1,5 +1,5 @@
-// The FP64 packer (internal: kernels/driver/, and the tests' reference entry points in
-// tests/kernels/pack_test_entry.h): a pack with given scales, and the speculation that finds
+// The FP64 packer (internal: kernels/bf16/, and the tests' reference entry points in
+// tests/kernels/pack/pack_test_entry.h): a pack with given scales, and the speculation that finds
 // the scales.
 #pragma once
 
@@ -22,7 +22,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
 // the residual maxima of the same pass (usually one pass over op(X); at most `slices` on data
 // whose residuals shrink faster). pack_all(guess) splits all of op(X) with the scales `guess`
 // into sp->resid (the maxima), sp->norms and sp->subnormal_scaled, whether at once (split_pack,
-// below) or chunk by chunk (kernels/driver/fp64_facts.cc), and returns nullptr or its
+// below) or chunk by chunk (kernels/bf16/fp64_facts.cc), and returns nullptr or its
 // slice-range reason, "domain:slice-subnormal" / "domain:slice-overflow" (a safety net: the
 // normalised slices cannot leave the BF16 range). Sets sp->sc (`slices` slices; nonzero: from
 // fp64_outer_exponents) and returns the last pass's reason.
@@ -37,7 +37,7 @@ const char* pack_fp64(const OperandView<double>& x, const int* exps, const Fp64S
 // zero residual, +0 under any scale. A refuted guess t is replaced by the measured (exact)
 // scale and the operand is split again: at most `slices` passes, one on dense data.
 // The speculation's state, for passes driven from outside (speculate_scales, and the compute
-// of a prepared DGEMM that splits with the first guess as it goes: kernels/driver/fp64_gemm.cc).
+// of a prepared DGEMM that splits with the first guess as it goes: kernels/bf16/fp64_gemm.cc).
 class ScaleSpeculation {
 public:
     ScaleSpeculation(bool nonzero, int slices);
@@ -73,7 +73,7 @@ const char* speculate_scales(bool nonzero, int slices, Fp64Split* sp, PackAll&& 
 
 // Splits and packs the whole scaled op(X) (exps from fp64_outer_exponents, nonzero from it too)
 // with the scales speculate_scales finds: the reference the chunked first pass of a routed call
-// (kernels/driver/fp64_facts.h) matches, for the tests.
+// (kernels/bf16/fp64_facts.h) matches, for the tests.
 template <bool IsA>
 const char* split_pack(const OperandView<double>& x, const int* exps, bool nonzero, Fp64Split* sp,
                        const PackedOperand& out, const SplitKernels& sk, int threads);

@@ -17,7 +17,7 @@ bool cpu_has_avx512_bf16();
 bool cpu_has_avx512_vnni();
 // AMX-TILE + AMX-BF16 + AMX-INT8, palette 1, and the kernel granted this process XTILEDATA.
 bool cpu_has_amx_bf16();
-// True when the trap-and-emulate AMX harness (tests/amxemu) is loaded in this process: it
+// True when the trap-and-emulate AMX harness (amxemu/) is loaded in this process: it
 // exports `extern "C" int amxemu_harness_version(void)`. Not cached: a test may dlopen the
 // harness after the first call. The kernels never ask it themselves; callers pass the answer
 // in RunOptions::amx_emulator.

@@ -51,7 +51,7 @@ int pool_workers();
 int pool_workers_started();
 
 // Registers the pool's fork handler if it is not yet (the first worker does it otherwise);
-// starts no thread. For kernels/runtime/process_state.h.
+// starts no thread. For kernels/driver/process_state.h.
 void start_thread_pool();
 
 // for i in [0, count): body(i, participant), indices handed out one at a time.

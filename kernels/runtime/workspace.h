@@ -72,7 +72,7 @@ private:
 const char* lease_workspace(std::size_t bytes, std::size_t cap, WorkspaceLease* out);
 
 // Creates the pool (its lock and its exit and fork handlers) if it is not there yet; the first
-// lease does it otherwise. For kernels/runtime/process_state.h.
+// lease does it otherwise. For kernels/driver/process_state.h.
 void start_workspace_pool();
 
 // What the pool holds now and has done (tests and the benchmark).

@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
-#include "tests/amxemu/amxemu.h"
+#include "amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 
 #include <vector>

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <ucontext.h>
 
-#include "tests/amxemu/amxemu.h"
+#include "amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 
 using amxemu_test::TileCfg;

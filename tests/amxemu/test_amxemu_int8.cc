@@ -4,7 +4,7 @@
 // 32 bits at the end (the hardware's INT32 sums wrap; they never saturate).
 #include <immintrin.h>
 
-#include "tests/amxemu/amxemu.h"
+#include "amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 #include "tests/common/rng.h"
 

@@ -2,7 +2,7 @@
 // the results are checked against tiles computed by hand from the SDM pseudo-code.
 #include <immintrin.h>
 
-#include "tests/amxemu/amxemu.h"
+#include "amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
 
 #include <sys/mman.h>

@@ -1,10 +1,10 @@
 // Prints the micro-kernel backends that run in this process, one name per line in the order of
 // kernels/common/backends.def, as the library itself decides (shim/hardware.h: built into it, and
-// this CPU and OS run it; amx also under the tests/amxemu harness when that is preloaded).
+// this CPU and OS run it; amx also under the amxemu harness when that is preloaded).
 // The tests' scripts ask this, not /proc/cpuinfo (tests/programs/lib.sh, test_backend).
 #include <cstdio>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "shim/hardware.h"
 
 int main() {

@@ -28,7 +28,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "kernels/driver/emulated_gemm.h"
+#include "kernels/bf16/emulated_gemm.h"
 #include "kernels/driver/routed_gemm.h"
 #include "kernels/runtime/cpu_features.h"
 #include "tests/common/blas.h"

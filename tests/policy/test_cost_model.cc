@@ -13,7 +13,7 @@ extern "C" {
 }
 
 #include "kernels/common/int8_chunk_plan.h"
-#include "kernels/int8/crt_basis.h"
+#include "kernels/common/engine_table.h"
 #include "kernels/isa/microkernel.h"
 #include "policy/cost_model.h"
 #include "policy/reasons.h"
@@ -86,7 +86,7 @@ CostPrediction predict(Backend b, Precision p, std::int64_t m, std::int64_t n, s
     return predict_cost(in);
 }
 
-// tests/bench/bench_amx.cc tile_counts(), checked there against the harness: N = 512.
+// bench/bench_amx.cc tile_counts(), checked there against the harness: N = 512.
 void amx_counts_match_the_harness_formula(void**) {
     const CostPrediction f = predict(Backend::amx, Precision::fp32, 512, 512, 512);
     assert_true(f.tdpbf16ps == 24.0 * 256 * 16);

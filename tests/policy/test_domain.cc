@@ -1,5 +1,5 @@
 // The domain rules of policy/domain.h at their boundaries, on the kernels' scan of real
-// operands (the scan itself: tests/kernels/kernels_scan_test.cc). The facts the FP64 split rests on are checked in tests/kernels (kernels_split_test).
+// operands (the scan itself: tests/kernels/scan/kernels_scan_test.cc). The facts the FP64 split rests on are checked in tests/kernels (kernels_split_test).
 #include <complex>  // before cmocka.h, whose fail() macro breaks <complex>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -25,6 +25,19 @@ test_backend() {
     fi
 }
 
+# numpy_setup AMXBLAS_RUN LIBRARY SCRIPT OUTDIR N: the NumPy tests' arguments and set-up. Sets
+# run, script, out (emptied), n, py (Debian's python3) and backend (test_backend), exports
+# AMXBLAS_LIBRARY; skips without python3 or its numpy.
+numpy_setup() {
+    run=$1 script=$3 out=$4 n=$5
+    export AMXBLAS_LIBRARY=$2
+    py=/usr/bin/python3
+    [ -x "$py" ] || skip "$py not found (Debian package python3)"
+    "$py" -c 'import numpy' 2>/dev/null || skip "numpy is not importable by $py (Debian package python3-numpy)"
+    fresh_dir "$out"
+    backend=$(test_backend)
+}
+
 # fresh_dir DIR: an empty DIR (logs are appended to, so old ones must go).
 fresh_dir() {
     rm -rf "$1"

@@ -6,14 +6,7 @@
 # Usage: numpy_fork_test.sh AMXBLAS_RUN LIBRARY NUMPY_FORK_SCRIPT OUTDIR N
 set -eu
 . "$(dirname "$0")/lib.sh"
-run=$1 script=$3 out=$4 n=$5
-export AMXBLAS_LIBRARY=$2
-py=/usr/bin/python3
-
-[ -x "$py" ] || skip "$py not found (Debian package python3)"
-"$py" -c 'import numpy' 2>/dev/null || skip "numpy is not importable by $py (Debian package python3-numpy)"
-fresh_dir "$out"
-backend=$(test_backend)
+numpy_setup "$@"
 
 timeout 300 "$run" --backend "$backend" --shapes square --fp32 on --threads 2 --verbose 2 --log "$out/numpy.%p.log" \
     -- "$py" "$script" "$n" || fail "the program failed or timed out (status $?)"

@@ -5,14 +5,7 @@
 # Usage: numpy_test.sh AMXBLAS_RUN LIBRARY NUMPY_SCRIPT OUTDIR N
 set -eu
 . "$(dirname "$0")/lib.sh"
-run=$1 script=$3 out=$4 n=$5
-export AMXBLAS_LIBRARY=$2
-py=/usr/bin/python3
-
-[ -x "$py" ] || skip "$py not found (Debian package python3)"
-"$py" -c 'import numpy' 2>/dev/null || skip "numpy is not importable by $py (Debian package python3-numpy)"
-fresh_dir "$out"
-backend=$(test_backend)
+numpy_setup "$@"
 
 env -u LD_PRELOAD "$py" "$script" reference "$out" "$n"
 "$run" --backend "$backend" --shapes square --fp64-products 21 --fp32 on --verbose 2 --log "$out/numpy.log" \

@@ -75,11 +75,11 @@ for want in AMXBLAS_FP64_PRODUCTS=12 AMXBLAS_FP64_ENGINE=int8; do
 done
 env_out=$(AMXBLAS_FP64_ENGINE=int8 "$run" --fp64-products 6 -- env)
 printf '%s\n' "$env_out" | grep -qx AMXBLAS_FP64_PRODUCTS=6 || fail "AMXBLAS_FP64_ENGINE=int8 from the environment"
-# The launcher's INT8 counts are the engine's: kInt8MinModuli ... kInt8MaxModuli.
-basis=$(dirname "$0")/../../kernels/int8/crt_basis.h
-lo=$(sed -n 's/^constexpr int kInt8MinModuli = \([0-9]*\);.*/\1/p' "$basis")
-hi=$(sed -n 's/^constexpr int kInt8MaxModuli = \([0-9]*\);.*/\1/p' "$basis")
-[ -n "$lo" ] && [ -n "$hi" ] || fail "no kInt8MinModuli, kInt8MaxModuli in $basis"
+# The launcher's INT8 counts are the engine's: its row of kernels/common/engines.def.
+engines=$(dirname "$0")/../../kernels/common/engines.def
+lo=$(sed -n 's/^AMXBLAS_FP64_ENGINE(int8, *\([0-9]*\), *[0-9]*,.*/\1/p' "$engines")
+hi=$(sed -n 's/^AMXBLAS_FP64_ENGINE(int8, *[0-9]*, *\([0-9]*\),.*/\1/p' "$engines")
+[ -n "$lo" ] && [ -n "$hi" ] || fail "no int8 row in $engines"
 for count in $(seq "$lo" "$hi"); do
     "$run" --fp64-engine int8 --fp64-products "$count" -- true || fail "--fp64-products $count refused under int8"
 done

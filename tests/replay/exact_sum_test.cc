@@ -6,7 +6,6 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 
 extern "C" {
 #include <cmocka.h>
@@ -14,6 +13,7 @@ extern "C" {
 
 #include "scripts/replay/accuracy.h"
 #include "scripts/replay/exact_sum.h"
+#include "tests/common/rng.h"
 
 using amxblas::replay::Accuracy;
 using amxblas::replay::ExactSum;
@@ -89,17 +89,17 @@ void range_ends(void**) {
 // Random sums of triple products of small integers times powers of two, whose exact value is a
 // 128-bit integer times 2^-30 (below 2^96): converted with the compiler's correctly rounded __int128 -> double.
 void random_sums_match_integer_arithmetic(void**) {
-    std::mt19937_64 rng(12345);
+    amxblas::test::Rng rng(12345);
     auto draw = [&rng](int* exponent, std::int64_t* integer) {
-        *integer = static_cast<std::int64_t>(rng() % 2047) - 1023;
-        *exponent = static_cast<int>(rng() % 21) - 10;
+        *integer = static_cast<std::int64_t>(rng.below(2047)) - 1023;
+        *exponent = rng.below(21) - 10;
         return std::ldexp(static_cast<double>(*integer), *exponent);
     };
     for (int trial = 0; trial < 2000; ++trial) {
         ExactSum s;
         s.clear();
         __int128 exact = 0;  // in units of 2^-30
-        const int terms = 1 + static_cast<int>(rng() % 64);
+        const int terms = 1 + rng.below(64);
         for (int t = 0; t < terms; ++t) {
             int ex, ey, ez;
             std::int64_t ix, iy, iz;

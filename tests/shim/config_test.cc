@@ -160,7 +160,7 @@ void fp64_engine_and_its_counts(void**) {
         assert_true(s.fp64_engine == Fp64Engine::automatic);
         assert_int_equal(s.fp64_products, 21);  // the default engine's counts apply
         assert_string_equal(warned.c_str(), (std::string("amxblas: warning: AMXBLAS_FP64_ENGINE=\"") + bad +
-                                             "\" is not valid (accepted: auto, bf16 or int8); using auto\n").c_str());
+                                             "\" is not valid (accepted: auto, int8 or bf16); using auto\n").c_str());
     }
     // int8: 0, the moduli 6 ... 24, or auto.
     for (int v = 0; v <= 16; ++v) {

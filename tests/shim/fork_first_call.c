@@ -4,7 +4,7 @@
  * hardware facts, the kernel tables, the workspace pool, the thread pool's handlers). A
  * function-local static is initialised under a guard that fork() knows nothing about: a child
  * forked while another thread holds one inherits it "in progress" and hangs on its own first
- * call (kernels/runtime/process_state.h says how the library prevents it).
+ * call (kernels/driver/process_state.h says how the library prevents it).
  *
  * Each trial is a fresh process (forked from this one, which never calls the BLAS, so nothing
  * lazy is initialised in it): a thread starts a routed SGEMM of order 512, the trial's main

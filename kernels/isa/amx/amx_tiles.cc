@@ -40,7 +40,7 @@ TileConfig micro_tile_config() {
 }
 
 // Built when the library is loaded, not at a thread's first call: a function-local static's
-// guard caught in progress by fork() would hang the child (kernels/runtime/process_state.h).
+// guard caught in progress by fork() would hang the child (kernels/driver/process_state.h).
 const TileConfig kMicroTileConfig = micro_tile_config();
 
 }  // namespace

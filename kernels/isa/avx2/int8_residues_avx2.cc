@@ -8,9 +8,9 @@
 
 namespace amxblas::kernels::detail {
 
-#include "kernels/int8/int8_residue_loops.inc"
-#include "kernels/int8/int8_certificate_row.inc"
-#include "kernels/int8/int8_facts_loops.inc"
+#include "kernels/isa/int8_residue_loops.inc"
+#include "kernels/isa/int8_certificate_row.inc"
+#include "kernels/isa/int8_facts_loops.inc"
 
 const Int8ResidueLoops& int8_residue_loops_avx2() {
     static const Int8ResidueLoops loops{int8_residues, int8_digits, int8_fold, int8_crt_row, int8_row_counts,

@@ -5,7 +5,7 @@
 
 namespace amxblas::kernels::detail {
 
-#include "kernels/certificate/fp64_certificate_loops.inc"
+#include "kernels/isa/fp64_certificate_loops.inc"
 
 const CertLoops& cert_loops_avx512() {
     static const CertLoops loops{cert_halves, cert_pass_at, cert_need, cert_margin_at};

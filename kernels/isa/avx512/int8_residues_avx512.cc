@@ -12,9 +12,9 @@
 
 namespace amxblas::kernels::detail {
 
-#include "kernels/int8/int8_residue_loops.inc"
-#include "kernels/int8/int8_certificate_row.inc"
-#include "kernels/int8/int8_facts_loops.inc"
+#include "kernels/isa/int8_residue_loops.inc"
+#include "kernels/isa/int8_certificate_row.inc"
+#include "kernels/isa/int8_facts_loops.inc"
 
 namespace {
 

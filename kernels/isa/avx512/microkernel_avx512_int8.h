@@ -2,7 +2,7 @@
 // table where the CPU has AVX512_VNNI (microkernel_avx512bf16.cc). Exists only when
 // kernels/CMakeLists.txt built it (AMXBLAS_BUILT_AVX512_VNNI); runs only where
 // cpu_has_avx512_vnni(). Declared here for that table and for its test
-// (tests/kernels/kernels_int8_microkernel_test.cc), which calls it directly.
+// (tests/kernels/isa/kernels_int8_microkernel_test.cc), which calls it directly.
 #pragma once
 
 #include <cstdint>

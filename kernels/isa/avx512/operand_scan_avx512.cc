@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/scan/operand_scan.h"
+#include "kernels/isa/operand_scan_runs.h"
 
 namespace amxblas::kernels::detail {
 

@@ -6,7 +6,7 @@
 
 namespace amxblas::kernels::detail {
 
-#include "kernels/certificate/sample_screen_loops.inc"
+#include "kernels/isa/sample_screen_loops.inc"
 
 const ScreenLoops& screen_loops_avx512() {
     static const ScreenLoops loops{screen_slice, screen_upper};

@@ -1,7 +1,7 @@
 // The portable scalar micro-kernel for any tile geometry (microkernel.h): the oracle every
 // fast kernel is checked against. microkernel_reference.cc instantiates it for kAmxGeometry
 // (the reference backend's table); a test instantiates it for another geometry
-// (tests/kernels/kernels_geometry_test.cc). A file that includes this header must be built
+// (tests/kernels/bf16/kernels_geometry_test.cc). A file that includes this header must be built
 // with -ffp-contract=off (see below), as microkernel_reference.cc is.
 //
 // It follows the Intel SDM's Operation section of TDPBF16PS: for each output element and each
@@ -12,7 +12,7 @@
 // and only then is their sum added to the destination: dst = dst + (even + odd). Every step
 // has DAZ = FTZ = 1 and rounds to nearest even; MXCSR is not consulted. (Older manuals and the
 // intrinsics guide show a single chain straight into dst; the two orders round differently.
-// The trap-and-emulate harness in tests/amxemu implements the same SDM text, so FP32 results of
+// The trap-and-emulate harness in amxemu/ implements the same SDM text, so FP32 results of
 // this kernel and of the AMX kernel under the harness are bitwise equal.)
 // Built with -ffp-contract=off so that the compiler does not fuse or reorder the steps.
 //
