@@ -48,6 +48,15 @@ struct CrtBasis {
     // 2^32 mod m_l and 2^64 mod m_l: the residues of integers cut into 32-bit pieces
     // (kernels/isa/int8_residue_loops.inc).
     int two32_mod[kInt8MaxModuli] = {}, two64_mod[kInt8MaxModuli] = {};
+    // For the residues of integers below 2^62 in magnitude from their bytes (AVX-512 VNNI,
+    // kernels/isa/avx512/int8_residues_vnni.cc): byte d of byte_pow[l] (two little-endian dwords,
+    // bytes 0-3 and 4-7) is 256^d mod m_l as a symmetric int8, and minus_2_62[l] is
+    // -(2^62 mod m_l), symmetric; 0 for m_l = 256.
+    std::int32_t byte_pow[kInt8MaxModuli][2] = {};
+    std::int32_t minus_2_62[kInt8MaxModuli] = {};
 };
+
+// The largest |q| the bytes' residues take: q + 2^62 must be a nonnegative 64-bit integer.
+constexpr double kInt8ByteResidueLimit = 0x1p62;
 
 }  // namespace amxblas::kernels

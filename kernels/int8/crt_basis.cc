@@ -63,6 +63,23 @@ CrtBasis make_basis(int count) {
             if (e == 32) b.two32_mod[l] = p2;
         }
         b.two64_mod[l] = p2;
+        // 256^d mod m_l and 2^62 mod m_l as symmetric residues (|r| <= m_l / 2 <= 127 for odd
+        // m_l; 256 takes the low byte alone: every 256^d with d > 0 and 2^62 are 0 modulo it).
+        const int m = b.m[l];
+        const auto symmetric = [m](int r) { return r > m / 2 ? r - m : r; };
+        unsigned char bytes[8] = {};
+        int pw = 1;
+        for (int d = 0; d < 8; ++d) {
+            bytes[d] = static_cast<unsigned char>(static_cast<std::int8_t>(symmetric(pw)));
+            pw = pw * 256 % m;
+        }
+        for (int half = 0; half < 2; ++half)
+            b.byte_pow[l][half] = std::int32_t(std::uint32_t(bytes[4 * half]) | std::uint32_t(bytes[4 * half + 1]) << 8 |
+                                               std::uint32_t(bytes[4 * half + 2]) << 16 |
+                                               std::uint32_t(bytes[4 * half + 3]) << 24);
+        int p62 = 1;
+        for (int e = 0; e < 62; ++e) p62 = p62 * 2 % m;
+        b.minus_2_62[l] = -symmetric(p62);
     }
     // Base 2^40 limbs of the 192-bit values.
     const auto limb = [](const Wide& x, int j) {

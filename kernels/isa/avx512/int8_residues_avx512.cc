@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/isa/avx512/int8_residues_vnni.h"
 #include "kernels/isa/avx512/transpose_avx512.h"
 #include "kernels/isa/int8_residue_loops.h"
+#include "kernels/runtime/cpu_features.h"
 
 namespace amxblas::kernels::detail {
 
@@ -124,10 +126,22 @@ void int8_fold_avx512(int mi, const std::int32_t* sum, bool first, int times, co
     }
 }
 
+// The residues from the values' bytes on AVX-512 VNNI where this CPU has it and the basis fits
+// (int8_residues_vnni.h); else the FP64 loop above. The same bytes either way.
+#if AMXBLAS_BUILT_AVX512_VNNI
+void int8_residues_dispatch(const double* v, const CrtBasis& basis, std::int8_t* const* out, std::size_t at) {
+    static const bool vnni = cpu_has_avx512_vnni();
+    if (vnni && int8_residues_vnni_takes(basis)) int8_residues_vnni(v, basis, out, at);
+    else int8_residues(v, basis, out, at);
+}
+#else
+constexpr auto int8_residues_dispatch = int8_residues;
+#endif
+
 }  // namespace
 
 const Int8ResidueLoops& int8_residue_loops_avx512() {
-    static const Int8ResidueLoops loops{int8_residues,    int8_digits,   int8_fold_avx512, int8_crt_row,
+    static const Int8ResidueLoops loops{int8_residues_dispatch, int8_digits, int8_fold_avx512, int8_crt_row,
                                         int8_row_counts,  int8_extremes, int8_scaled_sums, int8_extremes_and_sums,
                                         int8_gather_full, int8_digits_full};
     return loops;

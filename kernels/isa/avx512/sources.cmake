@@ -37,9 +37,14 @@ endif()
 # The INT8 kernel's own flags: VNNI on this file alone, so nothing else can pick up VPDPBUSD.
 # The avx512 table (microkernel_avx512bf16.cc) names it only when AMXBLAS_BUILT_AVX512_VNNI
 # and calls it only where cpu_has_avx512_vnni(); tests/kernels reads AMXBLAS_CXX_HAS_AVX512VNNI.
+# The INT8 residues from the values' bytes (int8_residues_vnni.cc) likewise: the avx512 residue
+# loops call it only where AMXBLAS_BUILT_AVX512_VNNI and cpu_has_avx512_vnni().
 if(AMXBLAS_CXX_HAS_AVX512VNNI)
-  target_sources(amxblas_kernels PRIVATE ${here}/microkernel_avx512_int8.cc)
+  target_sources(amxblas_kernels PRIVATE ${here}/microkernel_avx512_int8.cc ${here}/int8_residues_vnni.cc)
   set_source_files_properties(${here}/microkernel_avx512_int8.cc PROPERTIES
     COMPILE_OPTIONS "${AMXBLAS_AVX512_VNNI_FLAGS};${AMXBLAS_GCC12_INTRIN_QUIET}")
+  # DQ too (VCVTPD2QQ): the avx512 row of kernels/isa/isas.def requires it.
+  set_source_files_properties(${here}/int8_residues_vnni.cc PROPERTIES
+    COMPILE_OPTIONS "${AMXBLAS_AVX512_VNNI_FLAGS};-mavx512dq;${AMXBLAS_GCC12_INTRIN_QUIET}")
   set(AMXBLAS_BUILT_AVX512_VNNI 1)
 endif()
