@@ -15,12 +15,14 @@
 #include <complex>
 #include <cstddef>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/certificate/fp64_certificate.h"
 #include "kernels/common/fortran_complex.h"
 #include "kernels/common/gemm_types.h"
 #include "kernels/isa/microkernel.h"
+#include "kernels/isa/reconstruct.h"
 #include "kernels/pack/pack.h"
 
 namespace amxblas::kernels {
@@ -65,6 +67,11 @@ OperandView<R> view_b(const GemmArgs<std::complex<R>>& g) {
 // C(i0.., j0..) := alpha * acc + beta * C over one block of rows x cols.
 template <typename T>
 void write_block(const GemmArgs<T>& g, int i0, int j0, int rows, int cols, const T* acc) {
+    if constexpr (std::is_same_v<T, double>) {  // the instruction set's (kernels/isa/reconstruct.h)
+        reconstruct_kernels().write_fp64(acc, kBlockN, rows, cols, g.alpha, g.beta, g.c + i0 + std::size_t(j0) * g.ldc,
+                                         std::size_t(g.ldc));
+        return;
+    }
     for (int j = 0; j < cols; ++j) {
         T* c = g.c + i0 + std::size_t(j0 + j) * g.ldc;
         if (g.beta == T(0)) {

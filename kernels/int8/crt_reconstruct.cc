@@ -82,8 +82,9 @@ Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride) {
     return sum;
 }
 
-void crt_to_double(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, double* out) {
-    isa_kernels().int8_residues->crt_row(b, y, stride, count, out);
+void crt_to_double(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, const int* exponent,
+                   double* out) {
+    isa_kernels().int8_residues->crt_row(b, y, stride, count, exponent, out);
 }
 
 }  // namespace amxblas::kernels

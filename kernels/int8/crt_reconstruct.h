@@ -28,7 +28,10 @@ Wide crt_value(const CrtBasis& b, const std::int32_t* c, std::size_t stride);
 
 // out[e] = fl(P_e) for e < count (at most kCrtRow, crt_basis.h), from y_l = P_e q_l mod m_l of
 // entry e at y[l * stride + e], symmetric: in [-(m_l - 1)/2, (m_l - 1)/2], [-128, 127] for 256
-// (as the driver's last fold leaves them, kernels/int8/int8_walk.h).
-void crt_to_double(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, double* out);
+// (as the driver's last fold leaves them, kernels/int8/int8_walk.h); then, unless exponent is
+// null, times_pow2(out[e], exponent[e]) (kernels/common/pow2.h), a zero +0: the operands'
+// scalings undone.
+void crt_to_double(const CrtBasis& b, const std::int8_t* y, std::size_t stride, int count, const int* exponent,
+                   double* out);
 
 }  // namespace amxblas::kernels

@@ -201,14 +201,13 @@ const char* compute(const Fp64Gemm& call, const Facts& f, int count, const RunOp
     // row r, column c at res[l * layer + r * ld + c]), through out (a participant's block).
     const auto reconstruct = [&](int i0, int j0, int rows, int cols, const std::int8_t* res, std::size_t layer,
                                  std::size_t ld, double* out) {
+        // P_ij 2^-(s_i + t_j): the scalings undone in the reconstruction's last step.
+        int column_shift[kCrtRow], exponent[kCrtRow];
+        for (int c = 0; c < cols; ++c) column_shift[c] = int8_shift(f.b, j0 + c, halves.b);
         for (int r = 0; r < rows; ++r) {
             const int s = int8_shift(f.a, i0 + r, halves.a);
-            double* row = out + r * kBlockN;
-            crt_to_double(basis, res + std::size_t(r) * ld, layer, cols, row);
-            for (int c = 0; c < cols; ++c) {
-                const int t = int8_shift(f.b, j0 + c, halves.b);
-                row[c] = row[c] == 0 ? 0.0 : times_pow2(row[c], -s - t);
-            }
+            for (int c = 0; c < cols; ++c) exponent[c] = -s - column_shift[c];
+            crt_to_double(basis, res + std::size_t(r) * ld, layer, cols, exponent, out + r * kBlockN);
         }
         call.write(i0, j0, rows, cols, out);
     };

@@ -55,10 +55,12 @@ struct Int8ResidueLoops {
     void (*fold)(int m, const std::int32_t* sum, bool first, int times, const std::int8_t* src, int src_ld,
                  std::int8_t* dst, int dst_ld);
     // crt_to_double (kernels/int8/crt_reconstruct.h) for entries e < count (<= kCrtRow): out[e]
-    // = fl(P_e), rounded once, from y_l at y[l * stride + e] (|y_l| <= 128). The sums
-    // sum_l y_l w_lj are integers below 2^53 and every later step is exact but the last
-    // rounding, so every build gives the same bits.
-    void (*crt_row)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, double* out);
+    // = fl(P_e), rounded once, from y_l at y[l * stride + e] (|y_l| <= 128), then, unless
+    // exponent is null, times 2^exponent[e] as times_pow2 (kernels/common/pow2.h) rounds it, a
+    // zero +0. The sums sum_l y_l w_lj are integers below 2^53 and every later step is exact but
+    // the roundings named, each correctly rounded, so every build gives the same bits.
+    void (*crt_row)(const CrtBasis& basis, const std::int8_t* y, std::size_t stride, int count, const int* exponent,
+                    double* out);
     // The certificate's test of one count over a row of nc entries (kernels/isa/int8_certificate_row.inc):
     // how many entries are counted, fail, pass without being tight and pass with rhs < mc lhs.
     void (*row_counts)(int nc, const Int8RowTest& t, Int8RowCounts* out);

@@ -37,7 +37,18 @@ struct ReconstructKernels {
     // q = 0 .. count - 1, in that order, tiles[q] = tiles + q * 1024; the product rounded, then
     // the sum (reconstruct_avx512.cc fuses the two where the product is exact: same bits).
     void (*widen_add)(const float* tiles, const double* scales, int count, double* acc, int ldacc);
+    // C(i, j) := alpha * acc[i * ldacc + j] + beta * C(i, j), C column-major (c[i + j * ldc]),
+    // for i < rows, j < cols; with beta = 0, alpha * acc[...] and C not read. Each product and
+    // the sum rounded, in that order (no fused operations): the one write of a routed call's
+    // results (kernels/engine/gemm_call.h write_block). The accumulator's rows are C's columns
+    // transposed: the AVX-512 table transposes 8 x 8 blocks in registers.
+    void (*write_fp64)(const double* acc, int ldacc, int rows, int cols, double alpha, double beta, double* c,
+                       std::size_t ldc);
 };
+
+// The definition of write_fp64, for any table and the tests.
+void write_fp64_definition(const double* acc, int ldacc, int rows, int cols, double alpha, double beta, double* c,
+                           std::size_t ldc);
 
 // The portable definitions above for a rows x cols tile (row stride cols; tiles[q] = tiles +
 // q * rows * cols): what a micro-kernel set whose geometry is not kAmxGeometry (microkernel.h)

@@ -27,6 +27,7 @@
 #include <cstring>
 
 #include "kernels/isa/microkernel.h"
+#include "kernels/isa/avx512/transpose_avx512.h"
 #include "kernels/isa/reconstruct.h"
 
 namespace amxblas::kernels {
@@ -86,10 +87,33 @@ void widen_add_avx512(const float* tiles, const double* scales, int count, doubl
     else widen_add_rows<false>(tiles, scales, count, acc, ldacc);
 }
 
+// write_fp64_definition's arithmetic on 8 x 8 blocks: eight accumulator rows loaded, transposed
+// in registers into eight C column segments, each element alpha * a (+ beta * c) rounded as
+// there (this file is built with -ffp-contract=off, and the intrinsics below do not fuse). The
+// edges take the definition.
+void write_fp64_avx512(const double* acc, int ldacc, int rows, int cols, double alpha, double beta, double* c,
+                       std::size_t ldc) {
+    const int rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
+    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    for (int i = 0; i < rows8; i += 8)
+        for (int j = 0; j < cols8; j += 8) {
+            __m512d r[8];
+            for (int q = 0; q < 8; ++q) r[q] = _mm512_loadu_pd(acc + std::size_t(i + q) * ldacc + j);
+            avx512::transpose8x8_64(r);
+            for (int q = 0; q < 8; ++q) {
+                double* col = c + std::size_t(j + q) * ldc + i;
+                const __m512d scaled = _mm512_mul_pd(va, r[q]);
+                _mm512_storeu_pd(col, beta == 0 ? scaled : _mm512_add_pd(scaled, _mm512_mul_pd(vb, _mm512_loadu_pd(col))));
+            }
+        }
+    if (cols8 < cols) write_fp64_definition(acc + cols8, ldacc, rows, cols - cols8, alpha, beta, c + std::size_t(cols8) * ldc, ldc);
+    if (rows8 < rows) write_fp64_definition(acc + std::size_t(rows8) * ldacc, ldacc, rows - rows8, cols8, alpha, beta, c + rows8, ldc);
+}
+
 }  // namespace
 
 const ReconstructKernels& reconstruct_kernels_avx512() {
-    static const ReconstructKernels k{add_fp32_avx512, widen_add_avx512};
+    static const ReconstructKernels k{add_fp32_avx512, widen_add_avx512, write_fp64_avx512};
     return k;
 }
 

@@ -37,8 +37,20 @@ void widen_add_tile(const float* tiles, int rows, int cols, const double* scales
     widen_add_any(tiles, rows, cols, scales, count, acc, ldacc);
 }
 
+void write_fp64_definition(const double* acc, int ldacc, int rows, int cols, double alpha, double beta, double* c,
+                           std::size_t ldc) {
+    for (int j = 0; j < cols; ++j) {
+        double* col = c + std::size_t(j) * ldc;
+        if (beta == 0) {
+            for (int i = 0; i < rows; ++i) col[i] = alpha * acc[i * ldacc + j];
+        } else {
+            for (int i = 0; i < rows; ++i) col[i] = alpha * acc[i * ldacc + j] + beta * col[i];
+        }
+    }
+}
+
 const ReconstructKernels& reconstruct_kernels_portable() {
-    static const ReconstructKernels k{add_fp32_portable, widen_add_portable};
+    static const ReconstructKernels k{add_fp32_portable, widen_add_portable, write_fp64_definition};
     return k;
 }
 

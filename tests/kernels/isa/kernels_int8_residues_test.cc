@@ -19,6 +19,7 @@ extern "C" {
 #include <cstring>
 #include <vector>
 
+#include "kernels/common/pow2.h"
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_facts.h"
@@ -218,7 +219,8 @@ BigInt reconstruction_case(amxblas::test::Rng& r, int bits, int kind) {
 
 // The whole reconstruction of a row, every count of moduli (so every number of limbs), a full
 // row and a short one: fl(P) from P's symmetric y_l, against round_to_double of P (128-bit
-// integer arithmetic, kernels/int8/crt_reconstruct.cc), bit for bit, on the cases above.
+// integer arithmetic, kernels/int8/crt_reconstruct.cc), bit for bit, on the cases above; and
+// fl(P) scaled by powers of two, against times_pow2 of it.
 void test_crt_row_matches_definition(void**) {
     const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
     amxblas::test::Rng r(37);
@@ -226,6 +228,7 @@ void test_crt_row_matches_definition(void**) {
     std::vector<std::int8_t> y(std::size_t(kInt8MaxModuli) * kStride);
     std::vector<BigInt> p(kStride);
     std::vector<double> out(kCrtRow);
+    std::vector<int> exponent(kStride);
     for (int c = kInt8MinModuli; c <= kInt8MaxModuli; ++c) {
         const CrtBasis& b = crt_basis(c);
         for (int trial = 0; trial < 40; ++trial) {
@@ -239,9 +242,16 @@ void test_crt_row_matches_definition(void**) {
                     y[std::size_t(l) * kStride + e] = std::int8_t(v);
                 }
             }
-            loops.crt_row(b, y.data(), kStride, count, out.data());
+            // Half the trials scale the results by 2^exponent: exponents that keep them normal,
+            // take them subnormal (a second rounding), to zero, past 2^1023, and beyond the range
+            // of a normal power of two (ldexp's path).
+            const bool scaled = trial % 2 == 1;
+            for (int e = 0; e < kStride; ++e)
+                exponent[e] = trial % 4 == 1 ? int(r.below(400)) - 200 : int(r.below(2600)) - 1300;
+            loops.crt_row(b, y.data(), kStride, count, scaled ? exponent.data() : nullptr, out.data());
             for (int e = 0; e < count; ++e) {
-                const double want = round_to_double(p[e].wide());
+                const double fl = round_to_double(p[e].wide());
+                const double want = !scaled ? fl : fl == 0 ? 0.0 : times_pow2(fl, exponent[e]);
                 if (std::memcmp(&out[e], &want, sizeof want) != 0)
                     fail_msg("isa %s, %d moduli, entry %d (words %016llx %016llx %016llx, %s): %a, want %a",
                              isa_name(g_isa), c, e, (unsigned long long)p[e].w[2], (unsigned long long)p[e].w[1],

@@ -2,7 +2,8 @@
 // the scalar definition -- acc := acc + (double)t * s, the product rounded, then the sum -- for
 // random tiles and accumulators, row strides other than 32, and scales on both sides of the
 // range where reconstruct_avx512.cc fuses the two roundings into one FMA, including the inputs
-// where a fused multiply-add would give other bits (a subnormal product, an overflowing one).
+// where a fused multiply-add would give other bits (a subnormal product, an overflowing one); and
+// write_fp64, C := alpha acc + beta C through the transposed accumulator.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -122,6 +123,39 @@ void test_add_fp32(void**) {
     }
 }
 
+// write_fp64 (a routed call's write of C) against the definition, one rounding at a time: every
+// block shape from 1 x 1 to 35 x 35 (the 8 x 8 blocks and both edges), beta 0 (C never read: NaN
+// there does not survive) and not, and an alpha and beta whose products would round otherwise if
+// fused.
+void test_write_fp64(void**) {
+    kt::Rng g(11);
+    constexpr int kLd = 256, kLdc = 41;
+    std::vector<double> acc(std::size_t(40) * kLd);
+    for (double& a : acc) a = random_float(g) * (1 + 0x1p-30);
+    for (int rows = 1; rows <= 35; rows += rows < 9 ? 1 : 13)
+        for (int cols = 1; cols <= 35; cols += cols < 9 ? 1 : 13)
+            for (const double beta : {0.0, -0.75 + 0x1p-40}) {
+                const double alpha = 1.5 + 0x1p-45;
+                std::vector<double> c0(std::size_t(kLdc) * 40);
+                for (double& c : c0) c = beta == 0 ? NAN : random_float(g);
+                std::vector<double> want = c0;
+                for (int j = 0; j < cols; ++j)
+                    for (int i = 0; i < rows; ++i) {
+                        volatile double p = alpha * acc[std::size_t(i) * kLd + j];
+                        volatile double q = beta == 0 ? 0.0 : beta * c0[i + std::size_t(j) * kLdc];
+                        want[i + std::size_t(j) * kLdc] = beta == 0 ? double(p) : p + q;
+                    }
+                for (const ReconstructKernels* k : tables()) {
+                    std::vector<double> got = c0;
+                    k->write_fp64(acc.data(), kLd, rows, cols, alpha, beta, got.data(), kLdc);
+                    for (std::size_t e = 0; e < got.size(); ++e)
+                        if (std::memcmp(&got[e], &want[e], sizeof(double)) != 0)
+                            fail_msg("rows %d cols %d beta %g: element %zu is %a, want %a", rows, cols, beta, e, got[e],
+                                     want[e]);
+                }
+            }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,6 +164,7 @@ int main(int argc, char** argv) {
         cmocka_unit_test(test_random_tiles_and_scales),
         cmocka_unit_test(test_fma_would_differ),
         cmocka_unit_test(test_add_fp32),
+        cmocka_unit_test(test_write_fp64),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
