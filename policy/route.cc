@@ -147,12 +147,16 @@ CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::
     return in;
 }
 
-Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw) {
-    Decision d;
-    auto forward = [&d](const char* reason) {
-        d.route = Route::forward;
-        d.reason = reason;
-        return d;
+namespace {
+
+// decide()'s checks of the call and the configuration, in its order: true with the decision in
+// *d when one of them settles the call (forwarded or beta-scale), else false with the route the
+// settings ask for in *route. Reads no thread fact of the call.
+bool settled_by_call(const GemmCall& call, const Settings& settings, Decision* d, Route* route) {
+    auto forward = [d](const char* reason) {
+        d->route = Route::forward;
+        d->reason = reason;
+        return true;
     };
 
     // Invalid and empty calls: the real BLAS reports them (xerbla) or returns, exactly as the
@@ -170,18 +174,17 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     // blocks in int, and such a call's component buffers could not be allocated anyway.
     if (std::max({call.m, call.n, call.k}) > INT_MAX) return forward(reason::size_too_large);
     if (call.k == 0 || call.alpha_is_zero) {
-        d.route = Route::beta_scale;
-        d.reason = call.k == 0 ? reason::size_k_zero : reason::alpha_zero;
-        return d;
+        d->route = Route::beta_scale;
+        d->reason = call.k == 0 ? reason::size_k_zero : reason::alpha_zero;
+        return true;
     }
 
-    Route route;
     if (call.precision == Precision::fp32) {
         if (!settings.fp32) return forward(reason::fp32_disabled);
-        route = Route::amx_fp32;
+        *route = Route::amx_fp32;
     } else {
-        route = fp64_route(settings.fp64_engine, settings.fp64_products);
-        if (route == Route::forward) return forward(reason::fp64_disabled);
+        *route = fp64_route(settings.fp64_engine, settings.fp64_products);
+        if (*route == Route::forward) return forward(reason::fp64_disabled);
     }
 
     if (settings.shapes == ShapeRule::square && !(call.m == call.n && call.n == call.k))
@@ -190,6 +193,26 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
         return forward(reason::size_below_min_n);
     // Directed rounding: the real BLAS computes under the caller's mode, as the caller asked.
     if (!call.rounds_to_nearest) return forward(reason::fenv_rounding);
+    return false;
+}
+
+}  // namespace
+
+bool needs_thread_facts(const GemmCall& call, const Settings& settings) {
+    Decision d;
+    Route route;
+    return !settled_by_call(call, settings, &d, &route);
+}
+
+Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw) {
+    Decision d;
+    Route route = Route::forward;
+    if (settled_by_call(call, settings, &d, &route)) return d;
+    auto forward = [&d](const char* reason) {
+        d.route = Route::forward;
+        d.reason = reason;
+        return d;
+    };
 
     const char* machine = pick_backend(settings.backend, hw, &d.backend);
 

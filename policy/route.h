@@ -131,4 +131,23 @@ bool gemm_accepted_by_openblas(char transa, char transb, std::int64_t m, std::in
 // set only when it lowered the count.
 Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw);
 
+// False when decide() settles the call on the call and the configuration alone (every check up
+// to fenv:rounding): then its thread facts (in_parallel_region, concurrent_routed_calls,
+// threads_in_use) are not read, and the shim does not ask for them (asking the OpenMP runtime
+// costs a walk of the loaded objects under the loader's lock until one is found).
+bool needs_thread_facts(const GemmCall& call, const Settings& settings);
+
+// True when decide() forwards a call of this precision and these sizes whatever its other
+// arguments: one that forms a product (K != 0, ALPHA != 0: else it may be beta-scale) of a
+// precision the settings do not route, or with a size below AMXBLAS_MIN_N (an invalid or empty
+// call is forwarded too). Inline, without floating-point arithmetic or a lookup: the shim's
+// path for such calls when there is nothing to log or record, which must cost next to nothing
+// next to the real BLAS's own tiny call (tests/policy/test_route.cc checks it against decide()).
+inline bool forwarded_whatever_else(Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
+                                    bool alpha_is_zero, const Settings& s) {
+    if (k == 0 || alpha_is_zero) return false;
+    if (p == Precision::fp32 ? !s.fp32 : s.fp64_products == 0) return true;  // fp64_route(e, 0) forwards
+    return m < s.min_n || n < s.min_n || k < s.min_n;
+}
+
 }  // namespace amxblas

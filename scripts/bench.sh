@@ -54,6 +54,10 @@
 #   --dft-dir DIR  the .gemm files of --int8's part 4 (default tests/data/dft-gemm, the 16 captured
 #                  calls in the repository; pass the folder of the whole capture, 123 calls, to
 #                  measure on all of them; --quick takes the first 4 of the default)
+#   --tiny         only the decision's own cost (tests/bench/bench_tiny_call.cc; tiny.log): a 4 x 4 x 4
+#                  DGEMM, SGEMM and cblas_dgemm below AMXBLAS_MIN_N in a loop, one thread, OpenBLAS and
+#                  netlib's reference BLAS each called directly and through the library, batches
+#                  alternated, medians; target: at most 20 ns added per call
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -65,7 +69,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sweep=0 model=0 memory=0 int8=0 dft_dir='' compare='' sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 model=0 memory=0 int8=0 tiny=0 dft_dir='' compare='' sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
         --model) model=1 ;;
         --memory) memory=1 ;;
         --int8) int8=1 ;;
+        --tiny) tiny=1 ;;
         --dft-dir) dft_dir=$2; shift ;;
         --compare) compare=$2; shift ;;
         --sizes) sizes=$2; shift ;;
@@ -162,6 +167,21 @@ if [ "$int8" = 1 ]; then
     } | tee "$out/int8.log"
     [ "$backend" = avx512 ] && export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
     int8_section "$out/int8.log" || exit 1
+    exit 0
+fi
+if [ "$tiny" = 1 ]; then
+    tiny_driver="$(dirname "$driver")/amxblas_bench_tiny_call"
+    [ -x "$tiny_driver" ] || cmake --build "$build" -j2 --target amxblas_bench_tiny_call
+    {
+        echo "bench.sh --tiny: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n);" \
+             "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
+             "load:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+        tiny_rc=0
+        for lib in libopenblas.so.0 /usr/lib/x86_64-linux-gnu/blas/libblas.so.3; do
+            OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}" "$tiny_driver" "$interposer" --blas "$lib" || tiny_rc=1
+        done
+        [ "$tiny_rc" = 0 ] || echo "bench.sh --tiny: a routine added more than 20 ns (MISS above)"
+    } 2>&1 | tee "$out/tiny.log"
     exit 0
 fi
 if [ "$model" = 1 ]; then

@@ -34,6 +34,7 @@ void cblas_gemm(Routine r, int layout, int transa, int transb, Int m, Int n, Int
     };
     if (ReentryGuard::held()) return forward();
     ReentryGuard guard;
+    if (forwarded_at_once<T>(m, n, k, scalar_value<T>(alpha))) return forward();
 
     const char ta = trans_char(transa), tb = trans_char(transb);
     CallRecord rec{};

@@ -56,6 +56,18 @@ constexpr Precision precision_of() {
     else return Precision::fp64;
 }
 
+// The calls no rule could route (a size below AMXBLAS_MIN_N, a precision not routed) when
+// nothing is logged or recorded: the wrappers forward them before they build the call's
+// record, so that the decision costs a few compares (issue 45: at most 20 ns over the real
+// BLAS's own 4 x 4 x 4 DGEMM; scripts/bench.sh --tiny). No floating-point environment is
+// touched: ALPHA's comparison with zero is the same one the full path makes.
+template <typename T>
+inline bool forwarded_at_once(std::int64_t m, std::int64_t n, std::int64_t k, const T& alpha) {
+    const Settings& s = settings();
+    return s.verbose == 0 && !(s.record_all && !s.record_dir.empty()) &&
+           forwarded_whatever_else(precision_of<T>(), m, n, k, alpha == T(0), s);
+}
+
 // rec arrives with the caller's view of the call (layout, transposes, sizes) filled in; m, n
 // and k are the column-major sizes as the caller passed them (args holds them as int, which
 // is exact whenever the policy lets the call reach args: it forwards larger ones).
@@ -81,9 +93,11 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     call.ldc = args.ldc;
     call.alpha_is_zero = args.alpha == T(0);
     call.rounds_to_nearest = kernels::rounds_to_nearest(kernels::read_mxcsr());
-    call.in_parallel_region = in_openmp_parallel_region();
-    call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
-    call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
+    if (needs_thread_facts(call, s)) {
+        call.in_parallel_region = in_openmp_parallel_region();
+        call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
+        call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
+    }
 
     const Decision d = decide(call, s, hardware());
     record_on_entry(s, d, args);  // AMXBLAS_RECORD_ALL=1: before anything writes C
