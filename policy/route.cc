@@ -91,13 +91,12 @@ const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Back
     return nullptr;
 }
 
-// The backend the settings ask for: auto asks for the table's first row (amx).
+}  // namespace
+
 kernels::Backend asked_backend(BackendChoice choice) {
     return choice == BackendChoice::automatic ? kernels::kAllBackends[0]
                                               : kernels::kAllBackends[static_cast<int>(choice) - 1];
 }
-
-}  // namespace
 
 // OpenBLAS's checks (interface/gemm.c), looser than the reference BLAS's: TRANS = 'R'
 // (conjugate, no transpose; 'N' for real data) is accepted, and a leading dimension only has to
@@ -204,7 +203,7 @@ bool needs_thread_facts(const GemmCall& call, const Settings& settings) {
     return !settled_by_call(call, settings, &d, &route);
 }
 
-Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw) {
+Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw, const CostTable* costs) {
     Decision d;
     Route route = Route::forward;
     if (settled_by_call(call, settings, &d, &route)) return d;
@@ -242,7 +241,11 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     if (settings.shapes == ShapeRule::automatic) {
         const kernels::Backend b = machine ? asked_backend(settings.backend) : d.backend;
         const kernels::LibraryFpEnvironment own_arithmetic;  // whatever the caller's traps and FTZ
-        d.predicted_speedup = predict_cost(cost_input(call, route, settings, b, threads)).speedup;
+        const CostInput in = cost_input(call, route, settings, b, threads);
+        const CostPrediction p = costs ? predict_cost(in, *costs) : predict_cost(in);
+        d.predicted_speedup = p.speedup;
+        d.predicted_routed_s = p.routed_s;
+        d.predicted_blas_s = p.blas_s;
         if (d.predicted_speedup < kCostMargin) return forward(reason::cost_no_gain);
     }
     if (machine) return forward(machine);

@@ -92,6 +92,10 @@ struct Decision {
     // AMXBLAS_SHAPES=auto: the cost model's predicted speedup over the real BLAS for the
     // backend asked for (policy/cost_model.h); 0 when the model was not consulted.
     double predicted_speedup = 0;
+    // Its predicted times (seconds) of the routed call and of the real BLAS's, on `threads`
+    // threads as the model gives them; 0 when it was not consulted. The log compares the one
+    // of the path taken with the call's time (mispredicted=); nothing else reads them.
+    double predicted_routed_s = 0, predicted_blas_s = 0;
 };
 
 // The cost model's input for this call on route r (an emulated one) under settings s (the INT8
@@ -129,7 +133,14 @@ bool gemm_accepted_by_openblas(char transa, char transb, std::int64_t m, std::in
 // most the cores the other routed calls leave free (threads:concurrent-calls): the cores
 // minus call.threads_in_use when known, else cores / (concurrent_routed_calls + 1). A note is
 // set only when it lowered the count.
-Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw);
+// The backend the settings ask for, the one AMXBLAS_SHAPES=auto's cost model is asked about
+// (that of `costs` below): auto asks for the table's first row (amx).
+kernels::Backend asked_backend(BackendChoice choice);
+
+// costs: the cost model's constants for the backend asked for (auto: amx) as this process has
+// them, measured where its wisdom has them (shim/wisdom.h); nullptr: the built-in ones.
+Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw,
+                const CostTable* costs = nullptr);
 
 // False when decide() settles the call on the call and the configuration alone (every check up
 // to fenv:rounding): then its thread facts (in_parallel_region, concurrent_routed_calls,

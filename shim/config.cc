@@ -201,6 +201,7 @@ Settings read_settings(EnvLookup env, int cores) {
         else warn_invalid("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0, digits only", "0 (no cap)");
     }
     if (const char* x = env("AMXBLAS_RECORD")) s.record_dir = x;
+    if (const char* x = env("AMXBLAS_WISDOM")) s.wisdom = x;
     if (const char* x = env("AMXBLAS_RECORD_ALL")) {
         if (!std::strcmp(x, "1")) s.record_all = true;
         else if (!std::strcmp(x, "0")) s.record_all = false;

@@ -11,7 +11,8 @@ namespace amxblas {
 
 // "" when some call can be routed with these settings on this hardware; else one line (no
 // "amxblas: " prefix, no newline) saying why none will be and which settings would route.
-std::string routing_outlook(const Settings& settings, const Hardware& hw);
+// costs: the cost model's constants for the backend the settings ask for (nullptr: built in).
+std::string routing_outlook(const Settings& settings, const Hardware& hw, const CostTable* costs = nullptr);
 
 // Writes routing_outlook() to the log once per process, when AMXBLAS_VERBOSE >= 1 and it is not
 // empty; the first logged call does it.
