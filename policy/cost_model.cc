@@ -119,12 +119,11 @@ void finish(const CostInput& in, const CostConstants& c, const BlasTimeModel* bl
     const bool fp64 = in.precision == kernels::Precision::fp64;
     p->overhead_s = c.overhead_s;
     p->routed_s = p->scan_s + p->split_pack_s + p->products_s + p->reconstruct_s + p->overhead_s;
-    const double per_product = in.complex ? 8.0 : 2.0;
-    const double flops = per_product * double(in.m) * double(in.n) * double(in.k);
+    const double flops = (in.complex ? 8.0 : 2.0) * double(in.m) * double(in.n) * double(in.k);
     p->blas_flops = flops;
     if (blas && blas->flops_s > 0) {
-        const double padded = (double(in.m) + blas->pad_m) * (double(in.n) + blas->pad_n) * (double(in.k) + blas->pad_k);
-        p->blas_s = blas->fixed_s + per_product * padded / (blas->flops_s * threads);
+        const double m = double(in.m), n = double(in.n), k = double(in.k);
+        p->blas_s = blas->fixed_s + (flops / blas->flops_s + m * n * blas->c_s + m * k * blas->a_s + k * n * blas->b_s) / threads;
     } else {
         p->blas_s = flops / ((fp64 ? c.blas_flops_s_fp64 : c.blas_flops_s_fp32) * threads);
     }

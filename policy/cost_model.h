@@ -65,12 +65,13 @@ extern const CostField kCostFields[];
 extern const int kCostFieldCount;
 
 // The real BLAS's time for one routine as calibration fits it (docs/cost-model.md, "Wisdom"):
-//     fixed_s + flops (M + pad_m)(N + pad_n)(K + pad_k) / (flops_s T)
-// with flops 2 (8 for CGEMM and ZGEMM) per multiply-add, flops_s per core: a fixed cost per call
-// and a rate that a call short in one dimension does not reach (the pads, Hockney's half-
-// performance lengths in product form).
+//     fixed_s + (flops / flops_s + M N c_s + M K a_s + K N b_s) / T
+// with flops 2 M N K (8 for CGEMM and ZGEMM), all per core: a fixed cost per call, the work at a
+// rate, and a cost per value of C, op(A) and op(B) (their reads, packing and C's write, which
+// dominate a call short in one dimension). Linear in its five numbers: calibration fits them by
+// non-negative least squares on relative errors.
 struct BlasTimeModel {
-    double fixed_s = 0, flops_s = 0, pad_m = 0, pad_n = 0, pad_k = 0;
+    double fixed_s = 0, flops_s = 0, c_s = 0, a_s = 0, b_s = 0;
 };
 // SGEMM, DGEMM, CGEMM, ZGEMM: the index of a call's BlasTimeModel.
 inline constexpr int kBlasRoutineCount = 4;

@@ -29,7 +29,7 @@ Range range_of(const char* name) {
     if (std::strstr(name, "step_s") || std::strstr(name, "tile_s")) return {0, 1};
     return {1e3, 1e16};  // bytes, values or flops per second
 }
-constexpr Range kFixedRange{0, 10}, kRateRange{1e3, 1e16}, kPadRange{0, 1e7};
+constexpr Range kFixedRange{0, 10}, kRateRange{1e3, 1e16}, kPerValueRange{0, 1e-3};
 
 // A number and nothing else (from_chars: no locale, no leading space, no hex unless asked).
 bool parse_number(const std::string& s, Range r, double* out) {
@@ -110,7 +110,7 @@ public:
     }
 
 private:
-    // "ROUTINE fixed_s flops_s pad_m pad_n pad_k".
+    // "ROUTINE fixed_s flops_s c_s a_s b_s".
     std::string blas_time(const std::string& value) {
         std::istringstream in(value);
         std::string routine, f[5];
@@ -123,8 +123,8 @@ private:
         if (r < 0) return "blas-time: unknown routine '" + routine + "' (sgemm, dgemm, cgemm, zgemm)";
         BlasTimeModel& m = e_.costs.blas[r];
         if (!parse_number(f[0], kFixedRange, &m.fixed_s) || !parse_number(f[1], kRateRange, &m.flops_s) ||
-            !parse_number(f[2], kPadRange, &m.pad_m) || !parse_number(f[3], kPadRange, &m.pad_n) ||
-            !parse_number(f[4], kPadRange, &m.pad_k))
+            !parse_number(f[2], kPerValueRange, &m.c_s) || !parse_number(f[3], kPerValueRange, &m.a_s) ||
+            !parse_number(f[4], kPerValueRange, &m.b_s))
             return "blas-time " + routine + ": a number out of its range";
         e_.costs.blas_measured[r] = true;
         return "";
@@ -222,7 +222,7 @@ std::string format_wisdom(const std::vector<WisdomEntry>& entries) {
             if (!e.costs.blas_measured[r]) continue;
             const BlasTimeModel& m = e.costs.blas[r];
             s += std::string("  blas-time ") + kBlasRoutineNames[r] + " " + g(m.fixed_s) + " " + g(m.flops_s) + " " +
-                 g(m.pad_m) + " " + g(m.pad_n) + " " + g(m.pad_k) + "\n";
+                 g(m.c_s) + " " + g(m.a_s) + " " + g(m.b_s) + "\n";
         }
         s += "end\n";
     }

@@ -22,7 +22,7 @@
 //     library amxblas 0.1.0 model 1
 //     measured 2026-12-07T03:10:00Z in 4.1 s
 //     step_s_fp32 4.9e-07                (any of kCostFields: the constants measured)
-//     blas dgemm 2.1e-06 1.1e+10 8 8 16  (fixed_s flops_s pad_m pad_n pad_k)
+//     blas-time dgemm 2e-06 1.1e+10 1e-10 5e-11 5e-11  (fixed_s flops_s c_s a_s b_s)
 //   end
 #pragma once
 

@@ -75,9 +75,9 @@ void print_constants(kernels::Backend b, const CostSource& src, int r) {
     }
     if (src.table.blas_measured[r]) {
         const BlasTimeModel& m = src.table.blas[r];
-        std::printf("  %-26s %.3g s + %s (M + %g)(N + %g)(K + %g) / (%.4g FLOP/s x threads)  measured\n",
-                    (std::string("real BLAS ") + kBlasRoutineNames[r]).c_str(), m.fixed_s, r >= 2 ? "8" : "2",
-                    m.pad_m, m.pad_n, m.pad_k, m.flops_s);
+        std::printf("  %-26s %.3g s + (%s M N K / %.4g FLOP/s + %.3g s M N + %.3g s M K + %.3g s K N) / threads  measured\n",
+                    (std::string("real BLAS ") + kBlasRoutineNames[r]).c_str(), m.fixed_s, r >= 2 ? "8" : "2", m.flops_s,
+                    m.c_s, m.a_s, m.b_s);
     } else {
         std::printf("  %-26s %s  built in\n", (std::string("real BLAS ") + kBlasRoutineNames[r]).c_str(),
                     r % 2 ? "blas_flops_s_fp64 (above)" : "blas_flops_s_fp32 (above)");

@@ -391,7 +391,7 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
         if (r.fp64_auto) append(" margin=%.3g repaired=%ld", r.fp64_margin, r.fp64_repaired);
     }
     if (r.predicted_speedup > 0) append(" predicted=%.2fx", r.predicted_speedup);
-    if (const double ratio = misprediction(r); ratio > 0) append(" mispredicted=%.2fx", ratio);
+    if (const double ratio = misprediction(r); ratio > 0) append(" mispredicted=%.3gx", ratio);
     append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r));
     return n < size ? n : size - 1;
 }

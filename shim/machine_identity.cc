@@ -122,6 +122,14 @@ LibraryIdentity identify_library(const void* symbol) {
                                                          std::to_string(static_cast<long long>(st.st_mtime))
                                                    : "unknown";
     }
+    // OpenBLAS picks its kernels at run time (OPENBLAS_CORETYPE, else the CPU it detects): the
+    // same file runs at another speed with other kernels, so the one in use is part of the build.
+    if (void* h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) {
+        using CoreName = char* (*)();
+        if (auto* core = reinterpret_cast<CoreName>(dlsym(h, "openblas_get_corename")))
+            if (const char* name = core(); name && *name) id.build += std::string(", core ") + name;
+        dlclose(h);
+    }
     return id;
 }
 

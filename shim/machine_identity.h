@@ -14,8 +14,9 @@ std::string cpu_feature_list();
 
 // The library file that holds `symbol` (a function of the real BLAS), by its real path, and
 // which build it is: "build-id HEX" (its GNU build ID note, from the loaded object's program
-// headers: no file is read), else "size BYTES mtime SECONDS" of the file. Empty strings when
-// the address is in no loaded object.
+// headers: no file is read), else "size BYTES mtime SECONDS" of the file; for OpenBLAS, then
+// ", core NAME": the kernels it runs (openblas_get_corename). Empty strings when the address
+// is in no loaded object.
 struct LibraryIdentity {
     std::string path, build;
 };

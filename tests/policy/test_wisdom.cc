@@ -41,7 +41,7 @@ WisdomEntry sample_entry() {
         if (name == "step_s_fp32" || name == "split_pack_bytes_s_fp64" || name == "overhead_s")
             e.costs.measured |= 1ULL << i;
     }
-    e.costs.blas[1] = {2e-6, 1.25e10, 8, 4, 16};
+    e.costs.blas[1] = {2e-6, 1.25e10, 1e-10, 5e-11, 2.5e-11};
     e.costs.blas_measured[1] = true;
     return e;
 }
@@ -67,7 +67,7 @@ void round_trip(void**) {
     assert_true(e.costs.phases.split_pack_bytes_s_fp64 == 2.25e9);
     assert_true(e.costs.measured == sample_entry().costs.measured);
     assert_true(e.costs.blas_measured[1] && !e.costs.blas_measured[0] && !e.costs.blas_measured[3]);
-    assert_true(e.costs.blas[1].flops_s == 1.25e10 && e.costs.blas[1].pad_k == 16);
+    assert_true(e.costs.blas[1].flops_s == 1.25e10 && e.costs.blas[1].b_s == 2.5e-11);
     assert_string_equal(back[1].key.backend.c_str(), "reference");
     assert_true(back[1].costs.blas_measured[3]);
     // Comments, blank lines and indentation are free.
@@ -106,8 +106,9 @@ void damaged_files_are_refused(void**) {
         replaced("split_pack_bytes_s_fp64 2.25e+09", "split_pack_bytes_s_fp64 0"),  // a rate that divides
         replaced("step_s_fp32", "step_s_fp33"),              // unknown word
         replaced("blas-time dgemm", "blas-time xgemm"),
-        replaced("blas-time dgemm 2e-06 1.25e+10 8 4 16", "blas-time dgemm 2e-06 1.25e+10 8 4"),
-        replaced("blas-time dgemm 2e-06 1.25e+10 8 4 16", "blas-time dgemm 2e-06 1.25e+10 8 4 16 1"),
+        replaced("blas-time dgemm 2e-06 1.25e+10 1e-10 5e-11 2.5e-11", "blas-time dgemm 2e-06 1.25e+10 1e-10 5e-11"),
+        replaced("blas-time dgemm 2e-06 1.25e+10 1e-10 5e-11 2.5e-11", "blas-time dgemm 2e-06 1.25e+10 1e-10 5e-11 2.5e-11 1"),
+        replaced("blas-time dgemm 2e-06 1.25e+10 1e-10", "blas-time dgemm 2e-06 1.25e+10 -1e-10"),
         replaced("blas-time dgemm 2e-06 1.25e+10", "blas-time dgemm 2e-06 0"),
         replaced("  backend avx512\n", "  backend avx512\r\n"),  // a control character
         replaced("entry\n", "entry\nentry\n"),
@@ -183,7 +184,7 @@ void measured_constants_replace_only_theirs(void**) {
     in.backend = kernels::Backend::avx512;
     in.threads = 2;
     const BlasTimeModel& m = sample_entry().costs.blas[1];
-    const double want = m.fixed_s + 2.0 * (1000 + m.pad_m) * (100 + m.pad_n) * (10 + m.pad_k) / (m.flops_s * 2);
+    const double want = m.fixed_s + (2.0 * 1000 * 100 * 10 / m.flops_s + 1000 * 100 * m.c_s + 1000 * 10 * m.a_s + 10 * 100 * m.b_s) / 2;
     assert_true(std::fabs(predict_cost(in, t).blas_s - want) <= 1e-12 * want);
     assert_true(predict_cost(in, builtin).blas_s == predict_cost(in).blas_s);  // nothing measured: as built in
     in.precision = kernels::Precision::fp32;

@@ -57,7 +57,7 @@ routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | pa
 # The backends' names: the rows of the backend table.
 backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/common/backends.def" | paste -sd'|')
 [ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/common/backends.def"; exit 2; }
-call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"'|fp64-int8) backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( engine=(bf16|int8) products=[0-9]+( margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?)?)( predicted=[0-9.]+x( mispredicted=[0-9.]+x)?)? time_us=[0-9.]+ gflops=[0-9.]+$'
+call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"'|fp64-int8) backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( engine=(bf16|int8) products=[0-9]+( margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?)?)( predicted=[0-9.]+x( mispredicted=[0-9.]+(e-[0-9]+)?x)?)? time_us=[0-9.]+ gflops=[0-9.]+$'
 outlook_re='^amxblas: note: no GEMM will be routed with these settings on this machine: .*[^ ]$'
 # The cost model's note: which constants it uses (built in, or a wisdom file's).
 model_note_re='^amxblas: note: cost model: .*[^ ]$'
