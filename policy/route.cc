@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <string_view>
 
 #include "kernels/common/fp_environment.h"
 #include "policy/cost_model.h"
@@ -126,7 +127,25 @@ int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_
     return 0;
 }
 
-CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads) {
+namespace {
+
+// The INT8 engine's own rates were measured into this table (wisdom), not built in.
+bool int8_measured(const CostTable* costs) {
+    if (!costs) return false;
+    int found = 0;
+    for (int i = 0; i < kCostFieldCount; ++i) {
+        const std::string_view name = kCostFields[i].name;
+        if ((name == "step_s_int8" || name == "split_pack_bytes_s_int8" || name == "recon_values_s_int8") &&
+            (costs->measured >> i & 1))
+            ++found;
+    }
+    return found == 3;
+}
+
+}  // namespace
+
+CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads,
+                     const CostTable* costs) {
     CostInput in;
     in.precision = call.precision;
     in.complex = call.complex;
@@ -140,6 +159,8 @@ CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::
     // AMXBLAS_FP64_ENGINE=int8. Auto under the auto engine keeps BF16 auto's model (INT8 runs
     // first there, and BF16 after it where its certificate cannot pass): docs/cost-model.md.
     if (r == Route::amx_fp64_int8 || (r == Route::amx_fp64_auto && s.fp64_engine == kernels::Fp64Engine::int8))
+        in.engine = kernels::Fp64Engine::int8;
+    if (r == Route::amx_fp64_auto && s.fp64_engine == kernels::Fp64Engine::automatic && int8_measured(costs))
         in.engine = kernels::Fp64Engine::int8;
     in.backend = b;
     in.threads = threads;
@@ -241,7 +262,7 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     if (settings.shapes == ShapeRule::automatic) {
         const kernels::Backend b = machine ? asked_backend(settings.backend) : d.backend;
         const kernels::LibraryFpEnvironment own_arithmetic;  // whatever the caller's traps and FTZ
-        const CostInput in = cost_input(call, route, settings, b, threads);
+        const CostInput in = cost_input(call, route, settings, b, threads, costs);
         const CostPrediction p = costs ? predict_cost(in, *costs) : predict_cost(in);
         d.predicted_speedup = p.speedup;
         d.predicted_routed_s = p.routed_s;

@@ -101,7 +101,12 @@ struct Decision {
 // The cost model's input for this call on route r (an emulated one) under settings s (the INT8
 // route's count, the engine auto runs), backend b and threads: what decide() asks the model
 // under AMXBLAS_SHAPES=auto, and amxblas-explain prints.
-CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads);
+// costs (nullptr: built in): under the auto engine, auto is priced as INT8 auto where this
+// table has the INT8 engine's step, split + pack and reconstruction measured (it runs first,
+// and its certificate passes on ordinary inputs), as BF16 auto where they are built in (on AMX
+// they are assumptions: docs/cost-model.md).
+CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads,
+                     const CostTable* costs = nullptr);
 
 // The parameter number the reference BLAS xerbla would report for these column-major GEMM
 // arguments (1 = TRANSA ... 13 = LDC), or 0 when they are valid.

@@ -238,7 +238,8 @@ bool same_key(const WisdomKey& a, const WisdomKey& b) {
 
 }  // namespace
 
-const WisdomEntry* find_wisdom(const std::vector<WisdomEntry>& entries, const WisdomKey& key, std::string* mismatch) {
+const WisdomEntry* find_wisdom(const std::vector<WisdomEntry>& entries, const WisdomKey& key, std::string* mismatch,
+                               bool* stale) {
     // The nearest entry: the most fields equal, in the order that says most about why.
     struct Test {
         bool (*equal)(const WisdomKey&, const WisdomKey&);
@@ -267,6 +268,7 @@ const WisdomEntry* find_wisdom(const std::vector<WisdomEntry>& entries, const Wi
     }
     const int last = int(sizeof tests / sizeof tests[0]) - 1;
     *mismatch = best < 0 ? "it has no entries" : tests[std::min(best, last)].differs;
+    if (stale) *stale = best >= 0 && best < 4;  // the CPU, the version, the BLAS or its build
     return nullptr;
 }
 

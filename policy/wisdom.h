@@ -67,8 +67,12 @@ bool parse_wisdom(const std::string& text, std::vector<WisdomEntry>* out, std::s
 std::string format_wisdom(const std::vector<WisdomEntry>& entries);
 
 // The entry whose key equals `key`, or nullptr; then *mismatch says how the nearest entry's key
-// differs ("other CPU", "other BLAS library", "the BLAS library was rebuilt", ...).
-const WisdomEntry* find_wisdom(const std::vector<WisdomEntry>& entries, const WisdomKey& key, std::string* mismatch);
+// differs ("another CPU", "another BLAS library", "the BLAS library has changed", ...), and
+// *stale (when given) whether that makes the file stale or foreign for this process (another
+// CPU, version, BLAS library or build of it) rather than measured for other settings of it
+// (another backend or thread count), or empty.
+const WisdomEntry* find_wisdom(const std::vector<WisdomEntry>& entries, const WisdomKey& key, std::string* mismatch,
+                               bool* stale = nullptr);
 
 // Entries with `e`'s key replaced by e (or e added): what calibration writes back.
 void put_wisdom(std::vector<WisdomEntry>* entries, const WisdomEntry& e);

@@ -48,7 +48,7 @@ kernels::Backend backend_at_hand(const Settings& s, const Hardware& hw) {
 
 void print_row(kernels::Backend b, const GemmCall& call, const Settings& s, const Hardware& hw, Route route,
                int threads, const CostTable& costs, const char* where) {
-    const CostPrediction p = predict_cost(cost_input(call, route, s, b, threads), costs);
+    const CostPrediction p = predict_cost(cost_input(call, route, s, b, threads, &costs), costs);
     Settings auto_s = s;
     auto_s.shapes = ShapeRule::automatic;
     auto_s.backend = static_cast<BackendChoice>(static_cast<int>(b) + 1);

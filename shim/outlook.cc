@@ -39,7 +39,7 @@ double large_call_gain(const Settings& s, const Decision& d, const CostTable* co
     if (s.shapes != ShapeRule::automatic || d.route == Route::forward) return 0;
     GemmCall big = eligible_call(s, Precision::fp32);
     big.m = big.n = big.k = big.lda = big.ldb = big.ldc = 4096;
-    const CostInput in = cost_input(big, d.route, s, d.backend, d.threads);
+    const CostInput in = cost_input(big, d.route, s, d.backend, d.threads, costs);
     return (costs ? predict_cost(in, *costs) : predict_cost(in)).speedup;
 }
 

@@ -93,14 +93,17 @@ CostSource source_from(const ParsedFile& f, const WisdomKey& key, kernels::Backe
         return src;
     }
     std::string mismatch;
-    if (const WisdomEntry* e = find_wisdom(f.entries, key, &mismatch)) {
+    bool stale = false;
+    if (const WisdomEntry* e = find_wisdom(f.entries, key, &mismatch, &stale)) {
         src.table = apply_wisdom(src.table, *e);
         src.entry = e->measured.empty() ? "an entry" : "the entry measured " + e->measured;
         return src;
     }
     src.why = "wisdom " + f.path + " has no entry for this process: " + mismatch + " (this process: " + key.cpu +
               "; backend " + key.backend + ", " + std::to_string(key.threads) + " threads; BLAS " + key.blas + ")";
-    *warning = src.why;
+    // Stale or foreign: worth a warning. Entries for this machine and BLAS under other settings
+    // (a backend or thread count not calibrated) are not: the log's note says so.
+    if (stale) *warning = src.why;
     return src;
 }
 

@@ -5,8 +5,10 @@
 // routine resolved to when its key (the CPU, its features, the backend asked for, the routed
 // calls' threads, that library's file and build, this library's version) equals this
 // process's. Where there is none, the built-in constants (policy/cost_model.cc) are used: a file
-// that cannot be read, is malformed, or holds only other keys gives one warning on stderr; a
-// default file that does not exist gives none. AMXBLAS_VERBOSE >= 1 notes once in the log which
+// that cannot be read, is malformed, or is stale or foreign (its nearest entry is for another
+// CPU, version of amxblas, BLAS library or build of it) gives one warning on stderr; a default
+// file that does not exist, or entries for this machine under another backend or thread count,
+// give none (the log's note says why). AMXBLAS_VERBOSE >= 1 notes once in the log which
 // constants the model uses. Nothing here changes after it is first read: the same program on
 // the same machine and file decides the same way on every call.
 #pragma once

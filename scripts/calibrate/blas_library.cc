@@ -78,4 +78,14 @@ double BlasLibrary::time_call(int routine, int m, int n, int k) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+double BlasLibrary::time_gemm(int routine, char transa, char transb, int m, int n, int k, const void* alpha,
+                              const void* a, int lda, const void* b, int ldb, const void* beta, void* c, int ldc) {
+    // Every Fortran GEMM has the same argument list; only the pointee types differ.
+    using Any = void(const char*, const char*, const int*, const int*, const int*, const void*, const void*, const int*,
+                     const void*, const int*, const void*, void*, const int*, std::size_t, std::size_t);
+    const auto t0 = std::chrono::steady_clock::now();
+    reinterpret_cast<Any*>(fn_[routine])(&transa, &transb, &m, &n, &k, alpha, a, &lda, b, &ldb, beta, c, &ldc, 1, 1);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace amxblas::calibrate

@@ -22,6 +22,10 @@ public:
     // Seconds of one call C := A B (N N, alpha 1, beta 0) of the routine, M x N x K, on this
     // object's operands (filled once with values in [-1, 1], grown as needed).
     double time_call(int routine, int m, int n, int k);
+    // Seconds of one call of the routine on the caller's operands, as a program makes it
+    // (transposes, scalars and leading dimensions; complex values as (re, im) pairs).
+    double time_gemm(int routine, char transa, char transb, int m, int n, int k, const void* alpha, const void* a,
+                     int lda, const void* b, int ldb, const void* beta, void* c, int ldc);
 
 private:
     void* handle_ = nullptr;

@@ -161,8 +161,8 @@ int main(int argc, char** argv) {
         call.transa = call.transb = 'N';
         call.m = c.m, call.n = c.n, call.k = c.k;
         const Route r = call.precision == Precision::fp32 ? Route::amx_fp32 : fp64_route(settings.fp64_engine, settings.fp64_products);
-        const CostInput in = cost_input(call, r, settings, backend, threads);
-        const CostPrediction pb = predict_cost(in, builtin), pc = predict_cost(in, cal.table);
+        const CostPrediction pb = predict_cost(cost_input(call, r, settings, backend, threads), builtin);
+        const CostPrediction pc = predict_cost(cost_input(call, r, settings, backend, threads, &cal.table), cal.table);
         const double routed = median(c.routed), blas = median(c.blas);
         const double e[4] = {pb.routed_s / routed - 1, pc.routed_s / routed - 1, pb.blas_s / blas - 1, pc.blas_s / blas - 1};
         ++rows;

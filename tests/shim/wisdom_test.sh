@@ -9,6 +9,7 @@
 #   corrupt   a damaged file: one warning on stderr, and the decisions, predictions and results
 #             of the built-in constants (all forwarded, as without wisdom)
 #   foreign   a well-formed file for another CPU: one warning naming why, the built-in decisions
+#   settings  entries for this machine and BLAS with another thread count: no warning, the note says
 #   missing   no AMXBLAS_WISDOM and no file at the per-user default: no warning, the note says so
 #   calibrate amxblas-calibrate writes an entry that parses and replaces its own key on a second
 #             run (one entry), keeps other keys, and refuses to overwrite a file that is not wisdom
@@ -62,6 +63,12 @@ case $mode in
         "$run" "$lib" "${common[@]}" --env AMXBLAS_WISDOM="$work/wisdom" "${forwarded_as_built_in[@]}" \
             --output-count "amxblas: warning: wisdom $work/wisdom has no entry for this process: its entries were measured on another CPU" 1 \
             --output-count "warning" 1 -- "$program" 256 256 256 ;;
+    settings)
+        # Entries for this machine and BLAS, but another thread count: no warning, the note says why.
+        entry_with "blas-time sgemm 0 1000 0 0 0" | sed 's/^  threads 2$/  threads 7/' > "$work/wisdom"
+        "$run" "$lib" "${common[@]}" --env AMXBLAS_WISDOM="$work/wisdom" "${forwarded_as_built_in[@]}" \
+            --count "has no entry for this process: its entries are for another thread count" 1 \
+            --output-lacks "warning" -- "$program" 256 256 256 ;;
     missing)
         mkdir -p "$work/home"
         "$run" "$lib" "${common[@]}" --env AMXBLAS_WISDOM= --env HOME="$work/home" --env XDG_DATA_HOME= \
