@@ -62,9 +62,21 @@ constexpr Precision precision_of() {
 // record, so that the decision costs a few compares (issue 45: at most 20 ns over the real
 // BLAS's own 4 x 4 x 4 DGEMM; scripts/bench.sh --tiny). No floating-point environment is
 // touched: ALPHA's comparison with zero is the same one the full path makes.
+// settings() without its call and its static's guard on every call: the object it returns is
+// built once and never moves.
+inline std::atomic<const Settings*> g_settings_seen{nullptr};
+inline const Settings& cached_settings() {
+    const Settings* p = g_settings_seen.load(std::memory_order_acquire);
+    if (!p) {
+        p = &settings();
+        g_settings_seen.store(p, std::memory_order_release);
+    }
+    return *p;
+}
+
 template <typename T>
 inline bool forwarded_at_once(std::int64_t m, std::int64_t n, std::int64_t k, const T& alpha) {
-    const Settings& s = settings();
+    const Settings& s = cached_settings();
     return s.verbose == 0 && !(s.record_all && !s.record_dir.empty()) &&
            forwarded_whatever_else(precision_of<T>(), m, n, k, alpha == T(0), s);
 }
