@@ -26,6 +26,7 @@
 #include "scripts/calibrate/blas_library.h"
 #include "scripts/calibrate/routed_call.h"
 #include "scripts/replay/gemm_file.h"
+#include "shim/config.h"
 #include "shim/hardware.h"
 #include "shim/wisdom.h"
 #include "tests/bench/real_blas_threads.h"
@@ -112,7 +113,8 @@ int main(int argc, char** argv) {
     std::string blas_name, wisdom, dft_dir, shapes = kSweep;
     kernels::Backend backend = kernels::Backend::reference;
     bool backend_given = false;
-    int threads = std::max(1, std::min(2, hardware().cores)), reps = 3;
+    // The routed calls' threads as the library takes them (AMXBLAS_NUM_THREADS, OMP_NUM_THREADS, cores).
+    int threads = std::max(1, std::min(settings().num_threads, hardware().cores)), reps = 3;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i], v = argv[i + 1];
         if (a == "--blas") blas_name = v;
@@ -166,13 +168,20 @@ int main(int argc, char** argv) {
             calls.push_back(std::move(c));
         }
     }
+    // OpenBLAS's threads spin for 2^OPENBLAS_THREAD_TIMEOUT cycles after its calls
+    // (tests/bench/real_blas_threads.h); at 2^8 or less they are asleep before the next call
+    // starts, and the routed call is timed right after the real BLAS's, on a core as busy as a
+    // program's (a 20 ms sleep before each call made both run 20-40% slower than calls back to
+    // back, as calibration makes them). Longer timeouts are waited out.
+    const char* timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+    const bool blas_threads_never_spin = timeout && std::atoi(timeout) > 0 && std::atoi(timeout) <= 8;
     ShapeOperands ops;
     for (int round = 0; round <= reps; ++round)
         for (Call& c : calls) {
             double fwd = 0, rt = 0;
             auto forward = [&] { fwd = c.file.m ? forward_file(lib, c) : lib.time_call(c.routine, c.m, c.n, c.k); };
             auto route = [&] {
-                bench::wait_for_real_blas_threads_to_sleep();
+                if (!blas_threads_never_spin) bench::wait_for_real_blas_threads_to_sleep();
                 const RoutedRun r = c.file.m ? route_file(c, backend, threads, fp64)
                                              : ops.run(c.routine, c.m, c.n, c.k, backend, threads, fp64);
                 rt = r.seconds;
