@@ -20,7 +20,8 @@ struct PhaseShape {
 };
 
 // The shapes a backend is calibrated on: base side 256 where its step is fast (amx, avx512),
-// 128 for the portable kernels; K from a quarter of a tile to several panels.
+// 128 for the portable kernels; K from an eighth of the side to four sides, M and N giving
+// every thread blocks of its own.
 std::vector<PhaseShape> phase_shapes(kernels::Backend b);
 
 struct PhaseResult {
