@@ -108,7 +108,7 @@ void print_key(const WisdomKey& k) {
 int main(int argc, char** argv) {
     Settings s = settings();
     std::string blas_name, out;
-    int rounds = 4;
+    int rounds = 5;
     bool key_only = false, backend_given = false;
     kernels::Backend backend = kernels::Backend::reference;
     for (int i = 1; i < argc; ++i) {
