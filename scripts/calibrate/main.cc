@@ -60,15 +60,23 @@ void make_parents(const std::string& path) {
         ::mkdir(path.substr(0, at).c_str(), 0755);
 }
 
-std::string read_file(const std::string& path, bool* exists) {
-    std::string text;
+// The file's text; false with errno's reason when it exists but cannot be read (its entries
+// would be lost if it were replaced), true with "" when it does not exist.
+bool read_file(const std::string& path, std::string* text, std::string* why) {
+    text->clear();
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    *exists = fd >= 0 || errno != ENOENT;
-    if (fd < 0) return text;
+    if (fd < 0 && errno == ENOENT) return true;
+    bool ok = fd >= 0;
     char buf[16384];
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && text.size() <= kWisdomMaxBytes;) text.append(buf, n);
-    ::close(fd);
-    return text;
+    ssize_t n = 0;
+    while (ok && (n = ::read(fd, buf, sizeof buf)) != 0 && text->size() <= kWisdomMaxBytes) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) ok = false;
+        else text->append(buf, n);
+    }
+    if (!ok) *why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return ok;
 }
 
 // Writes text to path through a temporary file and a rename, so that a program reading the
@@ -216,10 +224,13 @@ int main(int argc, char** argv) {
                   phases.seconds, blas_seconds);
     entry.measured = measured;
 
-    bool exists = false;
-    const std::string old = read_file(out, &exists);
+    std::string old;
+    if (!read_file(out, &old, &why)) {
+        std::fprintf(stderr, "amxblas-calibrate: %s cannot be read (%s): not overwritten\n", out.c_str(), why.c_str());
+        return 1;
+    }
     std::vector<WisdomEntry> entries;
-    if (exists && !old.empty() && !parse_wisdom(old, &entries, &why)) {
+    if (!old.empty() && !parse_wisdom(old, &entries, &why)) {
         std::fprintf(stderr, "amxblas-calibrate: %s is not a wisdom file (%s): not overwritten; remove it or give --out\n",
                      out.c_str(), why.c_str());
         return 1;

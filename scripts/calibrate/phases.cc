@@ -95,7 +95,7 @@ PhaseResult measure_phases(kernels::Backend b, int threads, int rounds, const Co
         }
         const std::string pre = route.name;
         const bool int8 = pre == "int8";
-        std::vector<double> split, recon, scan, overhead;
+        std::vector<double> split, recon, scan;
         std::vector<std::vector<double>> f;  // the products' (and INT8's reconstruction's) fit
         std::vector<double> t;
         for (const Row& row : rows) {
@@ -106,7 +106,6 @@ PhaseResult measure_phases(kernels::Backend b, int threads, int rounds, const Co
             if (ph.split_pack_s > 0) split.push_back(c.split_pack_bytes / (ph.split_pack_s * threads));
             if (!int8 && ph.reconstruct_s > 0) recon.push_back(c.recon_values * share / ph.reconstruct_s);
             if (pre == "fp32" && row.run.scan_s > 0) scan.push_back(c.scan_bytes / (row.run.scan_s * threads));
-            overhead.push_back(row.run.seconds - row.run.scan_s - ph.split_pack_s - ph.compute_s - ph.certificate_s);
             const double steps_per_tile = std::ceil(row.s.k / (int8 ? 64.0 : 32.0));
             if (int8) {
                 // compute = (steps step_s + values / recon_rate) x share: the reconstruction is
@@ -128,7 +127,7 @@ PhaseResult measure_phases(kernels::Backend b, int threads, int rounds, const Co
         put(&result, ("split_pack_bytes_s_" + pre).c_str(), median(split));
         if (!int8) put(&result, ("recon_values_s_" + pre).c_str(), median(recon));
         if (pre == "fp32") put(&result, "scan_bytes_s", median(scan));
-        if (pre == "fp32") put(&result, "overhead_s", std::max(median(overhead), 1e-7));
+
         char note[256];
         std::snprintf(note, sizeof note, "%s: %zu shapes, median call %.3f ms, step %.0f ns, split + pack %.2f GB/s", route.name,
                       rows.size(), 1e3 * median([&] {
@@ -138,6 +137,24 @@ PhaseResult measure_phases(kernels::Backend b, int threads, int rounds, const Co
                       }()),
                       1e9 * x[0], 1e-9 * median(split));
         result.notes.push_back(note);
+    }
+    // The per-call overhead: what a small call (64^3 FP32, one block) takes beyond the phases
+    // the rates just measured predict for it. The large shapes' own remainders (their time less
+    // their PhaseTimes) miss what a call pays before and after its phases, which is what
+    // decides the small calls: with them, 64^3 calls were routed against netlib's BLAS at 1.25x
+    // its time.
+    {
+        CostInput in;
+        in.m = in.n = in.k = 64;
+        in.backend = b;
+        in.threads = threads;
+        std::vector<double> t;
+        for (int round = 0; round <= rounds; ++round) {
+            const RoutedRun r = ops.run(0, 64, 64, 64, b, threads, {});
+            if (round > 0 && !r.forwarded) t.push_back(r.seconds);
+        }
+        const CostPrediction p = predict_cost(in, result.constants);
+        if (!t.empty()) put(&result, "overhead_s", std::max(median(t) - (p.routed_s - p.overhead_s), 1e-7));
     }
     // AMX: the products are the tile instructions' (the model's max of TDPBF16PS and the loads
     // and stores); their measured time gives TDPBF16PS's cycles at the built-in clock.
