@@ -24,10 +24,11 @@ int field(const char* name) {
     return -1;
 }
 
-// Sets a measured constant (a positive, finite value only: a phase that took no time gives none).
-void put(PhaseResult* r, const char* name, double v) {
+// Sets a measured constant (a positive, finite value only: a phase that took no time gives none;
+// `zero_ok`: a term the fit found to be nothing, 0, as a per-tile cost may be).
+void put(PhaseResult* r, const char* name, double v, bool zero_ok = false) {
     const int i = field(name);
-    if (i < 0 || !(v > 0) || !std::isfinite(v)) return;
+    if (i < 0 || !(v > 0 || (zero_ok && v == 0)) || !std::isfinite(v)) return;
     r->constants.*kCostFields[i].member = v;
     r->measured |= 1ULL << i;
 }
@@ -123,7 +124,7 @@ PhaseResult measure_phases(kernels::Backend b, int threads, int rounds, const Co
         const std::vector<double> x = relative_nnls(f, t);
         put(&result, ("step_s_" + pre).c_str(), x[0]);
         if (int8) put(&result, "recon_values_s_int8", x[1] > 0 ? 1 / x[1] : 0);
-        else if (b != kernels::Backend::amx) put(&result, ("tile_s_" + pre).c_str(), x[1] > 0 ? x[1] : 1e-12);  // 0: none
+        else if (b != kernels::Backend::amx) put(&result, ("tile_s_" + pre).c_str(), x[1], true);
         put(&result, ("split_pack_bytes_s_" + pre).c_str(), median(split));
         if (!int8) put(&result, ("recon_values_s_" + pre).c_str(), median(recon));
         if (pre == "fp32") put(&result, "scan_bytes_s", median(scan));
