@@ -20,7 +20,8 @@ string(REPLACE "\ninstalled_libdir=lib\n" "\ninstalled_libdir=${CMAKE_INSTALL_LI
 if(amxblas_run_installed STREQUAL amxblas_run_text AND NOT CMAKE_INSTALL_LIBDIR STREQUAL "lib")
   message(FATAL_ERROR "packaging/install.cmake: no 'installed_libdir=lib' line in scripts/amxblas-run")
 endif()
-# --explain's helper is installed in <prefix>/<libexecdir>/amxblas (shim/CMakeLists.txt).
+# --explain's and --calibrate's helpers are installed in <prefix>/<libexecdir>/amxblas
+# (shim/CMakeLists.txt, scripts/calibrate/CMakeLists.txt).
 string(REPLACE "\ninstalled_libexecdir=libexec\n" "\ninstalled_libexecdir=${CMAKE_INSTALL_LIBEXECDIR}\n"
        amxblas_run_installed "${amxblas_run_installed}")
 # The installed launcher has no source tree to read the variant table from: its accepted
@@ -57,6 +58,8 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/backends.def)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBEXECDIR}")
   string(REPLACE "\"$prefix/$installed_libexecdir/amxblas/amxblas-explain\"" "\"$installed_libexecdir/amxblas/amxblas-explain\""
+         amxblas_run_installed "${amxblas_run_installed}")
+  string(REPLACE "\"$prefix/$installed_libexecdir/amxblas/amxblas-calibrate\"" "\"$installed_libexecdir/amxblas/amxblas-calibrate\""
          amxblas_run_installed "${amxblas_run_installed}")
 endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")

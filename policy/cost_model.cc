@@ -115,13 +115,18 @@ std::int64_t block_side(std::int64_t m, std::int64_t n, int threads) {
 }
 
 // The real BLAS's time and the sum of the routed phases, from the phases p already has.
-void finish(const CostInput& in, const CostConstants& c, int threads, CostPrediction* p) {
+void finish(const CostInput& in, const CostConstants& c, const BlasTimeModel* blas, int threads, CostPrediction* p) {
     const bool fp64 = in.precision == kernels::Precision::fp64;
     p->overhead_s = c.overhead_s;
     p->routed_s = p->scan_s + p->split_pack_s + p->products_s + p->reconstruct_s + p->overhead_s;
     const double flops = (in.complex ? 8.0 : 2.0) * double(in.m) * double(in.n) * double(in.k);
     p->blas_flops = flops;
-    p->blas_s = flops / ((fp64 ? c.blas_flops_s_fp64 : c.blas_flops_s_fp32) * threads);
+    if (blas && blas->flops_s > 0) {
+        const double m = double(in.m), n = double(in.n), k = double(in.k);
+        p->blas_s = blas->fixed_s + (flops / blas->flops_s + m * n * blas->c_s + m * k * blas->a_s + k * n * blas->b_s) / threads;
+    } else {
+        p->blas_s = flops / ((fp64 ? c.blas_flops_s_fp64 : c.blas_flops_s_fp32) * threads);
+    }
     p->speedup = p->routed_s > 0 ? p->blas_s / p->routed_s : 0;
 }
 
@@ -142,7 +147,8 @@ Int8Chunks int8_chunks(std::int64_t m, std::int64_t n, std::int64_t k, int layer
 // at their INT8 step's time where the row has one (measured), else at their FP64 BF16 step's
 // time per multiply-add (twice a BF16 step's time per INT8 step: an assumption); the split and
 // reconstruction at the row's INT8 rates, else the FP64 BF16 route's (the reference row).
-void predict_int8(const CostInput& in, const CostConstants& c, int threads, CostPrediction* p) {
+void predict_int8(const CostInput& in, const CostConstants& c, const BlasTimeModel* blas, int threads,
+                  CostPrediction* p) {
     const std::int64_t m = in.m, n = in.complex ? 2 * in.n : in.n, k = in.complex ? 2 * in.k : in.k;
     const bool automatic = in.products == kernels::kFp64Auto;
     const int count = automatic ? kCostInt8AutoModuli : in.products;
@@ -196,7 +202,7 @@ void predict_int8(const CostInput& in, const CostConstants& c, int threads, Cost
     p->split_pack_bytes = sp_bytes;
     const double split_rate = c.split_pack_bytes_s_int8 > 0 ? c.split_pack_bytes_s_int8 : c.split_pack_bytes_s_fp64;
     p->split_pack_s = sp_bytes / split_rate / threads;
-    finish(in, c, threads, p);
+    finish(in, c, blas, threads, p);
 }
 
 }  // namespace
@@ -214,7 +220,8 @@ const CostConstants& cost_constants(kernels::Backend b) {
 namespace {
 
 // The BF16 component products (kernels/bf16/): FP32's method, and FP64's with the bf16 engine.
-void predict_bf16(const CostInput& in, const CostConstants& c, int threads, CostPrediction* out) {
+void predict_bf16(const CostInput& in, const CostConstants& c, const BlasTimeModel* blas, int threads,
+                  CostPrediction* out) {
     CostPrediction& p = *out;
     const bool fp64 = in.precision == kernels::Precision::fp64;
     // A complex call is one real GEMM of M x 2N x 2K (kernels/bf16/complex_gemm.cc).
@@ -291,23 +298,54 @@ void predict_bf16(const CostInput& in, const CostConstants& c, int threads, Cost
     // The FP32 domain scan reads op(A) and op(B) once; FP64 reads them once for the exponents
     // (counted in its split + pack rate's calibration, as the fused scan used to be).
     p.scan_s = fp64 ? 0 : in_bytes / c.scan_bytes_s / threads;
-    finish(in, c, threads, &p);
+    finish(in, c, blas, threads, &p);
 }
 
 }  // namespace
 
-CostPrediction predict_cost(const CostInput& in, const CostConstants& c) {
+#define AMXBLAS_COST_FIELD(name) {#name, &CostConstants::name}
+const CostField kCostFields[] = {
+    AMXBLAS_COST_FIELD(tdp_cycles),          AMXBLAS_COST_FIELD(load_cycles),
+    AMXBLAS_COST_FIELD(store_cycles),        AMXBLAS_COST_FIELD(clock_hz),
+    AMXBLAS_COST_FIELD(step_s_fp32),         AMXBLAS_COST_FIELD(step_s_fp64),
+    AMXBLAS_COST_FIELD(scan_bytes_s),        AMXBLAS_COST_FIELD(split_pack_bytes_s_fp32),
+    AMXBLAS_COST_FIELD(split_pack_bytes_s_fp64), AMXBLAS_COST_FIELD(recon_values_s_fp32),
+    AMXBLAS_COST_FIELD(recon_values_s_fp64), AMXBLAS_COST_FIELD(overhead_s),
+    AMXBLAS_COST_FIELD(blas_flops_s_fp32),   AMXBLAS_COST_FIELD(blas_flops_s_fp64),
+    AMXBLAS_COST_FIELD(tile_s_fp32),         AMXBLAS_COST_FIELD(tile_s_fp64),
+    AMXBLAS_COST_FIELD(step_s_int8),         AMXBLAS_COST_FIELD(tile_s_int8),
+    AMXBLAS_COST_FIELD(split_pack_bytes_s_int8), AMXBLAS_COST_FIELD(recon_values_s_int8),
+    AMXBLAS_COST_FIELD(fold_values_s_int8),
+};
+#undef AMXBLAS_COST_FIELD
+const int kCostFieldCount = sizeof kCostFields / sizeof kCostFields[0];
+static_assert(sizeof kCostFields / sizeof kCostFields[0] <= 64, "CostTable::measured has a bit per field");
+static_assert(sizeof(CostConstants) == sizeof(double) * (1 + sizeof kCostFields / sizeof kCostFields[0]),
+              "kCostFields names every number of CostConstants (and `tiles`, the one flag, is first)");
+
+CostTable builtin_cost_table(kernels::Backend b) {
+    CostTable t;
+    t.phases = cost_constants(b);
+    return t;
+}
+
+CostPrediction predict_cost(const CostInput& in, const CostTable& t) {
+    const int r = blas_routine_index(in.precision, in.complex);
+    return predict_cost(in, t.phases, t.blas_measured[r] ? &t.blas[r] : nullptr);
+}
+
+CostPrediction predict_cost(const CostInput& in, const CostConstants& c, const BlasTimeModel* blas) {
     CostPrediction p;
     const int threads = std::max(1, in.threads);
     if (in.precision != kernels::Precision::fp64) {
-        predict_bf16(in, c, threads, &p);
+        predict_bf16(in, c, blas, threads, &p);
         return p;
     }
     // FP64: the cost model of the engine (kernels/common/engines.def's cost column); the
     // automatic engine's is the base engine's.
     switch (in.engine == kernels::Fp64Engine::automatic ? kernels::kFp64BaseEngine : in.engine) {
 #define AMXBLAS_FP64_ENGINE(id, min_count, max_count, counts, unit, cost) \
-    case kernels::Fp64Engine::id: predict_##cost(in, c, threads, &p); break;
+    case kernels::Fp64Engine::id: predict_##cost(in, c, blas, threads, &p); break;
 #include "kernels/common/engines.def"
 #undef AMXBLAS_FP64_ENGINE
         case kernels::Fp64Engine::automatic: break;

@@ -55,6 +55,44 @@ struct CostConstants {
 
 const CostConstants& cost_constants(kernels::Backend b);
 
+// The constants by name (the wisdom file's names, amxblas-explain's rows): every number of
+// CostConstants, in its order.
+struct CostField {
+    const char* name;
+    double CostConstants::*member;
+};
+extern const CostField kCostFields[];
+extern const int kCostFieldCount;
+
+// The real BLAS's time for one routine as calibration fits it (docs/cost-model.md, "Wisdom"):
+//     fixed_s + (flops / flops_s + M N c_s + M K a_s + K N b_s) / T
+// with flops 2 M N K (8 for CGEMM and ZGEMM), all per core: a fixed cost per call, the work at a
+// rate, and a cost per value of C, op(A) and op(B) (their reads, packing and C's write, which
+// dominate a call short in one dimension). Linear in its five numbers: calibration fits them by
+// non-negative least squares on relative errors.
+struct BlasTimeModel {
+    double fixed_s = 0, flops_s = 0, c_s = 0, a_s = 0, b_s = 0;
+};
+// SGEMM, DGEMM, CGEMM, ZGEMM: the index of a call's BlasTimeModel.
+inline constexpr int kBlasRoutineCount = 4;
+inline int blas_routine_index(kernels::Precision p, bool complex) {
+    return (complex ? 2 : 0) + (p == kernels::Precision::fp64 ? 1 : 0);
+}
+inline constexpr const char* kBlasRoutineNames[kBlasRoutineCount] = {"sgemm", "dgemm", "cgemm", "zgemm"};
+
+// One backend's constants as this process uses them: measured where a wisdom entry gave them
+// (bit i of `measured`: kCostFields[i]; blas_measured[r]: the real BLAS's routine r), the
+// built-in ones of cost_constants() elsewhere. A routine whose real BLAS was not measured is
+// priced at the phases' blas_flops_s_* (one rate per precision, as built in).
+struct CostTable {
+    CostConstants phases;
+    unsigned long long measured = 0;
+    BlasTimeModel blas[kBlasRoutineCount];
+    bool blas_measured[kBlasRoutineCount] = {};
+};
+// The built-in table of backend b: nothing measured.
+CostTable builtin_cost_table(kernels::Backend b);
+
 struct CostInput {
     kernels::Precision precision = kernels::Precision::fp32;
     bool complex = false;             // CGEMM/ZGEMM: one real GEMM of M x 2N x 2K (complex_gemm.cc)
@@ -86,7 +124,10 @@ struct CostPrediction {
     std::int64_t blocks = 0;
 };
 
-CostPrediction predict_cost(const CostInput& in, const CostConstants& c);
+// blas: the real BLAS's measured time for this routine, or nullptr for c's single rate.
+CostPrediction predict_cost(const CostInput& in, const CostConstants& c, const BlasTimeModel* blas = nullptr);
 inline CostPrediction predict_cost(const CostInput& in) { return predict_cost(in, cost_constants(in.backend)); }
+// With a process's table (its backend's): the measured real BLAS where it has one.
+CostPrediction predict_cost(const CostInput& in, const CostTable& t);
 
 }  // namespace amxblas

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <string_view>
 
 #include "kernels/common/fp_environment.h"
 #include "policy/cost_model.h"
@@ -120,13 +121,12 @@ const char* pick_backend(BackendChoice choice, const Hardware& hw, kernels::Back
     return nullptr;
 }
 
-// The backend the settings ask for: auto asks for the table's first row (amx).
+}  // namespace
+
 kernels::Backend asked_backend(BackendChoice choice) {
     return choice == BackendChoice::automatic ? kernels::kAllBackends[0]
                                               : kernels::kAllBackends[static_cast<int>(choice) - 1];
 }
-
-}  // namespace
 
 // OpenBLAS's checks (interface/gemm.c), looser than the reference BLAS's: TRANS = 'R'
 // (conjugate, no transpose; 'N' for real data) is accepted, and a leading dimension only has to
@@ -156,7 +156,25 @@ int gemm_invalid_parameter(char transa, char transb, std::int64_t m, std::int64_
     return 0;
 }
 
-CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads) {
+namespace {
+
+// The INT8 engine's own rates were measured into this table (wisdom), not built in.
+bool int8_measured(const CostTable* costs) {
+    if (!costs) return false;
+    int found = 0;
+    for (int i = 0; i < kCostFieldCount; ++i) {
+        const std::string_view name = kCostFields[i].name;
+        if ((name == "step_s_int8" || name == "split_pack_bytes_s_int8" || name == "recon_values_s_int8") &&
+            (costs->measured >> i & 1))
+            ++found;
+    }
+    return found == 3;
+}
+
+}  // namespace
+
+CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads,
+                     const CostTable* costs) {
     CostInput in;
     in.precision = call.precision;
     in.complex = call.complex;
@@ -174,17 +192,25 @@ CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::
         in.engine = s.fp64_engine == kernels::Fp64Engine::automatic ? kernels::kFp64BaseEngine : s.fp64_engine;
     else if (route_is_fp64(r))
         in.engine = route_engine(r);
+    // With measured INT8 rates (wisdom), auto under the auto engine is priced as INT8, which
+    // runs first and, on the data measured, runs every call.
+    if (r == Route::amx_fp64_auto && s.fp64_engine == kernels::Fp64Engine::automatic && int8_measured(costs))
+        in.engine = kernels::Fp64Engine::int8;
     in.backend = b;
     in.threads = threads;
     return in;
 }
 
-Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw) {
-    Decision d;
-    auto forward = [&d](const char* reason) {
-        d.route = Route::forward;
-        d.reason = reason;
-        return d;
+namespace {
+
+// decide()'s checks of the call and the configuration, in its order: true with the decision in
+// *d when one of them settles the call (forwarded or beta-scale), else false with the route the
+// settings ask for in *route. Reads no thread fact of the call.
+bool settled_by_call(const GemmCall& call, const Settings& settings, Decision* d, Route* route) {
+    auto forward = [d](const char* reason) {
+        d->route = Route::forward;
+        d->reason = reason;
+        return true;
     };
 
     // Invalid and empty calls: the real BLAS reports them (xerbla) or returns, exactly as the
@@ -202,18 +228,17 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     // blocks in int, and such a call's component buffers could not be allocated anyway.
     if (std::max({call.m, call.n, call.k}) > INT_MAX) return forward(reason::size_too_large);
     if (call.k == 0 || call.alpha_is_zero) {
-        d.route = Route::beta_scale;
-        d.reason = call.k == 0 ? reason::size_k_zero : reason::alpha_zero;
-        return d;
+        d->route = Route::beta_scale;
+        d->reason = call.k == 0 ? reason::size_k_zero : reason::alpha_zero;
+        return true;
     }
 
-    Route route;
     if (call.precision == Precision::fp32) {
         if (!settings.fp32) return forward(reason::fp32_disabled);
-        route = Route::amx_fp32;
+        *route = Route::amx_fp32;
     } else {
-        route = fp64_route(settings.fp64_engine, settings.fp64_products);
-        if (route == Route::forward) return forward(reason::fp64_disabled);
+        *route = fp64_route(settings.fp64_engine, settings.fp64_products);
+        if (*route == Route::forward) return forward(reason::fp64_disabled);
     }
 
     if (settings.shapes == ShapeRule::square && !(call.m == call.n && call.n == call.k))
@@ -222,6 +247,26 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
         return forward(reason::size_below_min_n);
     // Directed rounding: the real BLAS computes under the caller's mode, as the caller asked.
     if (!call.rounds_to_nearest) return forward(reason::fenv_rounding);
+    return false;
+}
+
+}  // namespace
+
+bool needs_thread_facts(const GemmCall& call, const Settings& settings) {
+    Decision d;
+    Route route;
+    return !settled_by_call(call, settings, &d, &route);
+}
+
+Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw, const CostTable* costs) {
+    Decision d;
+    Route route = Route::forward;
+    if (settled_by_call(call, settings, &d, &route)) return d;
+    auto forward = [&d](const char* reason) {
+        d.route = Route::forward;
+        d.reason = reason;
+        return d;
+    };
 
     const char* machine = pick_backend(settings.backend, hw, &d.backend);
 
@@ -251,7 +296,11 @@ Decision decide(const GemmCall& call, const Settings& settings, const Hardware& 
     if (settings.shapes == ShapeRule::automatic) {
         const kernels::Backend b = machine ? asked_backend(settings.backend) : d.backend;
         const kernels::LibraryFpEnvironment own_arithmetic;  // whatever the caller's traps and FTZ
-        d.predicted_speedup = predict_cost(cost_input(call, route, settings, b, threads)).speedup;
+        const CostInput in = cost_input(call, route, settings, b, threads, costs);
+        const CostPrediction p = costs ? predict_cost(in, *costs) : predict_cost(in);
+        d.predicted_speedup = p.speedup;
+        d.predicted_routed_s = p.routed_s;
+        d.predicted_blas_s = p.blas_s;
         if (d.predicted_speedup < kCostMargin) return forward(reason::cost_no_gain);
     }
     if (machine) return forward(machine);

@@ -110,12 +110,21 @@ struct Decision {
     // AMXBLAS_SHAPES=auto: the cost model's predicted speedup over the real BLAS for the
     // backend asked for (policy/cost_model.h); 0 when the model was not consulted.
     double predicted_speedup = 0;
+    // Its predicted times (seconds) of the routed call and of the real BLAS's, on `threads`
+    // threads as the model gives them; 0 when it was not consulted. The log compares the one
+    // of the path taken with the call's time (mispredicted=); nothing else reads them.
+    double predicted_routed_s = 0, predicted_blas_s = 0;
 };
 
 // The cost model's input for this call on route r (an emulated one) under settings s (the INT8
 // route's count, the engine auto runs), backend b and threads: what decide() asks the model
 // under AMXBLAS_SHAPES=auto, and amxblas-explain prints.
-CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads);
+// costs (nullptr: built in): under the auto engine, auto is priced as INT8 auto where this
+// table has the INT8 engine's step, split + pack and reconstruction measured (it runs first,
+// and its certificate passes on ordinary inputs), as BF16 auto where they are built in (on AMX
+// they are assumptions: docs/cost-model.md).
+CostInput cost_input(const GemmCall& call, Route r, const Settings& s, kernels::Backend b, int threads,
+                     const CostTable* costs = nullptr);
 
 // The parameter number the reference BLAS xerbla would report for these column-major GEMM
 // arguments (1 = TRANSA ... 13 = LDC), or 0 when they are valid.
@@ -147,6 +156,32 @@ bool gemm_accepted_by_openblas(char transa, char transb, std::int64_t m, std::in
 // most the cores the other routed calls leave free (threads:concurrent-calls): the cores
 // minus call.threads_in_use when known, else cores / (concurrent_routed_calls + 1). A note is
 // set only when it lowered the count.
-Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw);
+// The backend the settings ask for, the one AMXBLAS_SHAPES=auto's cost model is asked about
+// (that of `costs` below): auto asks for the table's first row (amx).
+kernels::Backend asked_backend(BackendChoice choice);
+
+// costs: the cost model's constants for the backend asked for (auto: amx) as this process has
+// them, measured where its wisdom has them (shim/wisdom.h); nullptr: the built-in ones.
+Decision decide(const GemmCall& call, const Settings& settings, const Hardware& hw,
+                const CostTable* costs = nullptr);
+
+// False when decide() settles the call on the call and the configuration alone (every check up
+// to fenv:rounding): then its thread facts (in_parallel_region, concurrent_routed_calls,
+// threads_in_use) are not read, and the shim does not ask for them (asking the OpenMP runtime
+// costs a walk of the loaded objects under the loader's lock until one is found).
+bool needs_thread_facts(const GemmCall& call, const Settings& settings);
+
+// True when decide() forwards a call of this precision and these sizes whatever its other
+// arguments: one that forms a product (K != 0, ALPHA != 0: else it may be beta-scale) of a
+// precision the settings do not route, or with a size below AMXBLAS_MIN_N (an invalid or empty
+// call is forwarded too). Inline, without floating-point arithmetic or a lookup: the shim's
+// path for such calls when there is nothing to log or record, which must cost next to nothing
+// next to the real BLAS's own tiny call (tests/policy/test_route.cc checks it against decide()).
+inline bool forwarded_whatever_else(Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
+                                    bool alpha_is_zero, const Settings& s) {
+    if (k == 0 || alpha_is_zero) return false;
+    if (p == Precision::fp32 ? !s.fp32 : s.fp64_products == 0) return true;  // fp64_route(e, 0) forwards
+    return m < s.min_n || n < s.min_n || k < s.min_n;
+}
 
 }  // namespace amxblas

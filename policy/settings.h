@@ -52,6 +52,9 @@ struct Settings {
     bool record_all = false;  // AMXBLAS_RECORD_ALL: every call, not only accuracy:uncertified
     // AMXBLAS_RECORD_MAX_MB: bytes of .gemm files one process writes at most.
     std::size_t record_max_bytes = std::size_t{256} << 20;
+    // AMXBLAS_WISDOM: the wisdom file whose measured constants the cost model uses (shim/wisdom.h),
+    // "none" for the built-in ones; empty: the per-user default file. The policy never reads it.
+    std::string wisdom;
 };
 
 }  // namespace amxblas

@@ -23,7 +23,21 @@
 #                  tall-skinny, short-wide, small K, large K; or --shapes) x fp32, fp64_6, the
 #                  routed call and OpenBLAS alternated, medians of --reps (default 5) after a
 #                  warm-up, against policy/cost_model.cc's prediction for the backend (model.log);
-#                  OPENBLAS_THREAD_TIMEOUT=4 unless set, so OpenBLAS's threads do not spin into it
+#                  OPENBLAS_THREAD_TIMEOUT=4 unless set, so OpenBLAS's threads do not spin into it.
+#                  Then, for each real BLAS (--blas, else OpenBLAS and netlib's reference BLAS),
+#                  calibration (amxblas-calibrate into DIR/wisdom) and the sweep of
+#                  bench/model_sweep.cc: 26 shapes x {s,d,c,z}gemm (or --shapes), the
+#                  routed call (FP64: --fp64, default auto) and the real BLAS alternated, medians
+#                  of --reps (default 3), the errors of the built-in and of the calibrated
+#                  predictions (target: 90% within 25% after calibration)
+#   --mixed        only the mixed workload (bench/mixed_workload.cc; mixed.log): for each
+#                  real BLAS, calibration, then the DFT calls (--dft-dir) and the sweep (or
+#                  --shapes), each forwarded and routed (FP64 auto), and the total time per
+#                  routine and shape class of forwarding all, routing all and each model's
+#                  decisions (default settings, AMXBLAS_MIN_N=1); target: the calibrated model
+#                  within 1.05x of the better of the first two
+#   --blas LIB     --model and --mixed: the one real BLAS to measure
+#   --fp64 R       --model's sweep: the FP64 route (auto, bf16-auto, int8-auto, bf16-P, int8-C)
 #   --memory       only the peak extra memory of one routed call (issue 28; memory.log): SGEMM,
 #                  DGEMM fixed 21, DGEMM auto and ZGEMM auto at N = 4096 8192 (or --sizes), each
 #                  in a fresh process (bench/one_gemm_rss.c) with OpenBLAS alone and again
@@ -54,6 +68,10 @@
 #   --dft-dir DIR  the .gemm files of --int8's part 4 (default tests/data/dft-gemm, the 16 captured
 #                  calls in the repository; pass the folder of the whole capture, 123 calls, to
 #                  measure on all of them; --quick takes the first 4 of the default)
+#   --tiny         only the decision's own cost (bench/bench_tiny_call.cc; tiny.log): a 4 x 4 x 4
+#                  DGEMM, SGEMM and cblas_dgemm below AMXBLAS_MIN_N in a loop, one thread, OpenBLAS and
+#                  netlib's reference BLAS each called directly and through the library, batches
+#                  alternated, medians; target: at most 20 ns added per call
 #   --backend amx  AMX cannot run here: counts under the trap harness only, never times
 #   --out DIR      results (default bench-results/); the run's log is DIR/bench.log
 #   --build-dir    where to build (default build/); --driver/--interposer/--amxemu skip the build
@@ -65,7 +83,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-quick=0 sweep=0 model=0 memory=0 int8=0 dft_dir='' compare='' sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
+quick=0 sweep=0 model=0 mixed=0 memory=0 int8=0 tiny=0 blas_libs='' fp64_route=auto dft_dir='' compare='' sizes='' shapes='' backend='' reps='' out=bench-results build="$root/build"
 driver='' interposer='' amxemu=''
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -74,6 +92,10 @@ while [ $# -gt 0 ]; do
         --model) model=1 ;;
         --memory) memory=1 ;;
         --int8) int8=1 ;;
+        --tiny) tiny=1 ;;
+        --mixed) mixed=1 ;;
+        --blas) blas_libs=$2; shift ;;
+        --fp64) fp64_route=$2; shift ;;
         --dft-dir) dft_dir=$2; shift ;;
         --compare) compare=$2; shift ;;
         --sizes) sizes=$2; shift ;;
@@ -167,6 +189,49 @@ if [ "$int8" = 1 ]; then
     int8_section "$out/int8.log" || exit 1
     exit 0
 fi
+if [ "$tiny" = 1 ]; then
+    tiny_driver="$(dirname "$driver")/amxblas_bench_tiny_call"
+    [ -x "$tiny_driver" ] || cmake --build "$build" -j2 --target amxblas_bench_tiny_call
+    {
+        echo "bench.sh --tiny: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n);" \
+             "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
+             "load:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+        tiny_rc=0
+        for lib in libopenblas.so.0 /usr/lib/x86_64-linux-gnu/blas/libblas.so.3; do
+            OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}" "$tiny_driver" "$interposer" --blas "$lib" || tiny_rc=1
+        done
+        [ "$tiny_rc" = 0 ] || echo "bench.sh --tiny: a routine added more than 20 ns (MISS above)"
+    } 2>&1 | tee "$out/tiny.log"
+    exit 0
+fi
+# calibrated LIB: calibrates the backend against real BLAS LIB into $out/wisdom (one entry per
+# library; amxblas-calibrate keeps the others) and prints its table.
+calibrated() {
+    calibrator="$build/scripts/calibrate/amxblas-calibrate"
+    [ -x "$calibrator" ] || calibrator=$(dirname "$driver")/../scripts/calibrate/amxblas-calibrate
+    "$calibrator" --backend "$backend" --blas "$1" --out "$out/wisdom"
+}
+blas_libs=${blas_libs:-"libopenblas.so.0 /usr/lib/x86_64-linux-gnu/blas/libblas.so.3"}
+if [ "$mixed" = 1 ]; then
+    [ "$backend" = amx ] && { echo "bench.sh: --mixed times, so not on --backend amx" >&2; exit 2; }
+    [ -x "$(dirname "$driver")/amxblas_mixed_workload" ] || cmake --build "$build" -j2 --target amxblas_mixed_workload amxblas-calibrate
+    export OPENBLAS_THREAD_TIMEOUT="${OPENBLAS_THREAD_TIMEOUT:-4}"
+    export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-COOPERLAKE}"
+    {
+        echo "bench.sh --mixed: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -n);" \
+             "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
+             "load:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+        for lib in $blas_libs; do
+            calibrated "$lib" || exit 1
+            set -- --blas "$lib" --wisdom "$out/wisdom" --backend "$backend" --reps "${reps:-5}" \
+                   --dft-dir "${dft_dir:-$root/tests/data/dft-gemm}"
+            [ -n "$shapes" ] && set -- "$@" --shapes "$shapes"
+            "$(dirname "$driver")/amxblas_mixed_workload" "$@"
+            echo "load after:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+        done
+    } 2>&1 | tee "$out/mixed.log"
+    exit 0
+fi
 if [ "$model" = 1 ]; then
     [ "$backend" = amx ] && { echo "bench.sh: --model times, so not on --backend amx" >&2; exit 2; }
     checker="$(dirname "$driver")/amxblas_model_check"
@@ -181,6 +246,15 @@ if [ "$model" = 1 ]; then
              "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
              "load:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
         "$checker" "$@"
+        # Built-in against calibrated predictions, per real BLAS.
+        [ -x "$(dirname "$driver")/amxblas_model_sweep" ] || cmake --build "$build" -j2 --target amxblas_model_sweep amxblas-calibrate
+        for lib in $blas_libs; do
+            calibrated "$lib" || exit 1
+            set -- --blas "$lib" --wisdom "$out/wisdom" --backend "$backend" --reps "${reps:-3}" --fp64 "$fp64_route"
+            [ -n "$shapes" ] && set -- "$@" --shapes "$shapes"
+            "$(dirname "$driver")/amxblas_model_sweep" "$@"
+            echo "load after:$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+        done
     } 2>&1 | tee "$out/model.log"
     exit 0
 fi

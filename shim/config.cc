@@ -221,6 +221,7 @@ Settings read_settings(EnvLookup env, int cores, std::vector<std::string>* warni
         else warn("AMXBLAS_MAX_WORKSPACE_MB", x, "accepted: an integer >= 0, digits only", "0 (no cap)");
     }
     if (const char* x = env("AMXBLAS_RECORD")) s.record_dir = x;
+    if (const char* x = env("AMXBLAS_WISDOM")) s.wisdom = x;
     if (const char* x = env("AMXBLAS_RECORD_ALL"); x && !parse_switch(x, &s.record_all))
         warn("AMXBLAS_RECORD_ALL", x, kSwitchAccepted, "0");
     if (const char* x = env("AMXBLAS_RECORD_MAX_MB")) {

@@ -17,6 +17,8 @@
 #include "policy/route.h"
 #include "shim/config.h"
 #include "shim/hardware.h"
+#include "shim/real_blas.h"
+#include "shim/wisdom.h"
 
 using namespace amxblas;
 
@@ -45,17 +47,41 @@ kernels::Backend backend_at_hand(const Settings& s, const Hardware& hw) {
 }
 
 void print_row(kernels::Backend b, const GemmCall& call, const Settings& s, const Hardware& hw, Route route,
-               int threads, const char* where) {
-    const CostPrediction p = predict_cost(cost_input(call, route, s, b, threads));
+               int threads, const CostTable& costs, const char* where) {
+    const CostPrediction p = predict_cost(cost_input(call, route, s, b, threads, &costs), costs);
     Settings auto_s = s;
     auto_s.shapes = ShapeRule::automatic;
     auto_s.backend = static_cast<BackendChoice>(static_cast<int>(b) + 1);
-    const Decision d = decide(call, auto_s, hw);
+    const Decision d = decide(call, auto_s, hw, &costs);
     std::string decision = d.route == Route::forward ? std::string("forward (") + (d.reason ? d.reason : "?") + ")"
                                                      : std::string("route ") + route_name(d.route);
     std::printf("%-10s %9.3f %10.3f %12.3f %9.3f %9.3f %10.3f %10.3f %8.2fx  %s%s\n", kernels::backend_name(b),
                 1e3 * p.scan_s, 1e3 * p.split_pack_s, 1e3 * p.products_s, 1e3 * p.reconstruct_s, 1e3 * p.overhead_s,
                 1e3 * p.routed_s, 1e3 * p.blas_s, p.speedup, decision.c_str(), where);
+}
+
+// Each constant of backend b's model with its value and where it came from: measured (the
+// wisdom file's entry) or built in (policy/cost_model.cc); the real BLAS's time for routine r.
+void print_constants(kernels::Backend b, const CostSource& src, int r) {
+    const bool any = src.table.measured != 0 || src.table.blas_measured[r];
+    std::printf("constants of the %s model: ", kernels::backend_name(b));
+    if (any) std::printf("measured in wisdom %s (%s), the others built in\n", src.file.c_str(), src.entry.c_str());
+    else std::printf("built in (%s)\n", src.why.empty() ? "no entry" : src.why.c_str());
+    for (int i = 0; i < kCostFieldCount; ++i) {
+        const double v = src.table.phases.*kCostFields[i].member;
+        const bool measured = src.table.measured >> i & 1;
+        if (v == 0 && !measured) continue;  // a term this backend's model does not use
+        std::printf("  %-26s %12.4g  %s\n", kCostFields[i].name, v, measured ? "measured" : "built in");
+    }
+    if (src.table.blas_measured[r]) {
+        const BlasTimeModel& m = src.table.blas[r];
+        std::printf("  %-26s %.3g s + (%s M N K / %.4g FLOP/s + %.3g s M N + %.3g s M K + %.3g s K N) / threads  measured\n",
+                    (std::string("real BLAS ") + kBlasRoutineNames[r]).c_str(), m.fixed_s, r >= 2 ? "8" : "2", m.flops_s,
+                    m.c_s, m.a_s, m.b_s);
+    } else {
+        std::printf("  %-26s %s  built in\n", (std::string("real BLAS ") + kBlasRoutineNames[r]).c_str(),
+                    r % 2 ? "blas_flops_s_fp64 (above)" : "blas_flops_s_fp32 (above)");
+    }
 }
 
 }  // namespace
@@ -99,6 +125,15 @@ int main(int argc, char** argv) {
     Hardware amx_hw = hw;
     amx_hw.set_runs(kernels::Backend::amx, true);
     const int threads = std::max(1, std::min(s.num_threads, hw.cores));
+    // Each backend's constants as a program of this routine would have them: measured where the
+    // wisdom has an entry for this machine, that backend and the BLAS a program without one of
+    // its own gets (AMXBLAS_FALLBACK, else the default list: shim/real_blas.h).
+    const Routine routine = call.complex ? (call.precision == Precision::fp32 ? Routine::cgemm_ : Routine::zgemm_)
+                                         : (call.precision == Precision::fp32 ? Routine::sgemm_ : Routine::dgemm_);
+    const kernels::Backend here = backend_at_hand(s, hw);
+    const CostSource amx_costs =
+        find_cost_source(s, kernels::Backend::amx, threads, real_symbol(routine), here == kernels::Backend::amx);
+    const CostSource here_costs = find_cost_source(s, here, threads, real_symbol(routine), here != kernels::Backend::amx);
 
     // An engine's route (fp64-int8) does not say its count: the line adds it.
     const std::string route_text =
@@ -116,10 +151,11 @@ int main(int argc, char** argv) {
         std::printf("note: AMXBLAS_SHAPES is not auto here: the library would not consult the model; shown as under auto\n");
     std::printf("%-10s %9s %10s %12s %9s %9s %10s %10s %9s  %s\n", "backend", "scan_ms", "sp+pk_ms", "products_ms",
                 "recon_ms", "ovhd_ms", "routed_ms", "blas_ms", "predicted", "decision under auto");
-    print_row(kernels::Backend::amx, call, s, amx_hw, route, threads,
+    print_row(kernels::Backend::amx, call, s, amx_hw, route, threads, amx_costs.table,
               hw.can_run(kernels::Backend::amx) ? "" : "  (as on a CPU with AMX and these cores)");
-    const kernels::Backend here = backend_at_hand(s, hw);
-    if (here != kernels::Backend::amx) print_row(here, call, s, hw, route, threads, "  (this machine)");
-    std::printf("constants and their sources: policy/cost_model.cc; the model: docs/cost-model.md\n");
+    if (here != kernels::Backend::amx) print_row(here, call, s, hw, route, threads, here_costs.table, "  (this machine)");
+    if (here != kernels::Backend::amx) print_constants(kernels::Backend::amx, amx_costs, blas_routine_index(call.precision, call.complex));
+    print_constants(here, here_costs, blas_routine_index(call.precision, call.complex));
+    std::printf("built-in constants and their sources: policy/cost_model.cc; the model and its wisdom: docs/cost-model.md\n");
     return 0;
 }

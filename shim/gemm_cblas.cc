@@ -35,6 +35,7 @@ void cblas_gemm(Routine r, int layout, int transa, int transb, Int m, Int n, Int
     if (ReentryGuard::held()) return forward();
     ReentryGuard guard;
     say_configuration_warnings();  // the first call of the process tree says them
+    if (forwarded_at_once<T>(m, n, k, scalar_value<T>(alpha))) return forward();
 
     const char ta = trans_char(transa), tb = trans_char(transb);
     CallRecord rec{};

@@ -22,6 +22,7 @@
 #include "shim/outlook.h"
 #include "shim/record.h"
 #include "shim/result_flags.h"
+#include "shim/wisdom.h"
 
 namespace amxblas {
 
@@ -56,6 +57,30 @@ constexpr Precision precision_of() {
     else return Precision::fp64;
 }
 
+// The calls no rule could route (a size below AMXBLAS_MIN_N, a precision not routed) when
+// nothing is logged or recorded: the wrappers forward them before they build the call's
+// record, so that the decision costs a few compares (issue 45: at most 20 ns over the real
+// BLAS's own 4 x 4 x 4 DGEMM; scripts/bench.sh --tiny). No floating-point environment is
+// touched: ALPHA's comparison with zero is the same one the full path makes.
+// settings() without its call and its static's guard on every call: the object it returns is
+// built once and never moves.
+inline std::atomic<const Settings*> g_settings_seen{nullptr};
+inline const Settings& cached_settings() {
+    const Settings* p = g_settings_seen.load(std::memory_order_acquire);
+    if (!p) {
+        p = &settings();
+        g_settings_seen.store(p, std::memory_order_release);
+    }
+    return *p;
+}
+
+template <typename T>
+inline bool forwarded_at_once(std::int64_t m, std::int64_t n, std::int64_t k, const T& alpha) {
+    const Settings& s = cached_settings();
+    return s.verbose == 0 && !(s.record_all && !s.record_dir.empty()) &&
+           forwarded_whatever_else(precision_of<T>(), m, n, k, alpha == T(0), s);
+}
+
 // rec arrives with the caller's view of the call (layout, transposes, sizes) filled in; m, n
 // and k are the column-major sizes as the caller passed them (args holds them as int, which
 // is exact whenever the policy lets the call reach args: it forwards larger ones).
@@ -81,11 +106,16 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     call.ldc = args.ldc;
     call.alpha_is_zero = args.alpha == T(0);
     call.rounds_to_nearest = kernels::rounds_to_nearest(kernels::read_mxcsr());
-    call.in_parallel_region = in_openmp_parallel_region();
-    call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
-    call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
+    const CostTable* costs = nullptr;
+    if (needs_thread_facts(call, s)) {
+        call.in_parallel_region = in_openmp_parallel_region();
+        call.concurrent_routed_calls = g_routed_calls_running.load(std::memory_order_relaxed);
+        call.threads_in_use = g_routed_threads_in_use.load(std::memory_order_relaxed);
+        // The model's constants, measured where this process's wisdom has them (shim/wisdom.h).
+        if (s.shapes == ShapeRule::automatic) costs = &process_cost_table(rec.routine);
+    }
 
-    const Decision d = decide(call, s, hardware());
+    const Decision d = decide(call, s, hardware(), costs);
     record_on_entry(s, d, args);  // AMXBLAS_RECORD_ALL=1: before anything writes C
     const char* reason = d.reason;
     kernels::Fp64AutoReport report;
@@ -124,6 +154,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     if (s.verbose == 0) return;
     const kernels::LibraryFpEnvironment own_arithmetic;  // the log's rates and times
     log_routing_outlook_once();
+    if (costs) log_cost_model_note_once();
     rec.route = forwarded ? Route::forward : d.route;
     if (!forwarded && route_is_fp64(d.route)) {
         // The route names the engine that ran, and BF16's products: the summary counts calls per
@@ -141,6 +172,10 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     rec.threads = d.threads;
     rec.note = d.threads_note;
     rec.predicted_speedup = d.predicted_speedup;
+    // The prediction of the path taken: the real BLAS's where the policy forwarded the call, the
+    // routed call's where it ran; none where the kernels forwarded it (its time is both).
+    if (d.predicted_speedup > 0)
+        rec.predicted_s = d.route == Route::forward ? d.predicted_blas_s : forwarded ? 0 : d.predicted_routed_s;
     rec.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     log_call(rec);
 }

@@ -7,20 +7,13 @@
 namespace amxblas {
 namespace {
 
-template <typename T, typename Int>
-void fortran_gemm(Routine r, const char* ta, const char* tb, const Int* m, const Int* n,
-                  const Int* k, const T* alpha, const T* a, const Int* lda, const T* b,
-                  const Int* ldb, const T* beta, T* c, const Int* ldc, std::size_t ta_len,
-                  std::size_t tb_len) {
-    // The hidden lengths travel unchanged: the real routine may read them.
-    auto forward = [&] {
-        real<FortranGemmFn<T, Int>>(r)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                                       ta_len, tb_len);
-    };
-    if (ReentryGuard::held()) return forward();
-    ReentryGuard guard;
-    say_configuration_warnings();  // the first call of the process tree says them
-
+// A call past the fast path (forwarded_at_once): its record, its decision, its run.
+// Out of line, so that the fast path does not pay for this one's frame.
+template <typename T, typename Int, typename Forward>
+__attribute__((noinline)) void fortran_gemm_decided(Routine r, const char* ta, const char* tb, const Int* m,
+                                                    const Int* n, const Int* k, const T* alpha, const T* a,
+                                                    const Int* lda, const T* b, const Int* ldb, const T* beta, T* c,
+                                                    const Int* ldc, const Forward& forward) {
     CallRecord rec{};
     rec.routine = r;
     rec.layout = "col";
@@ -36,6 +29,23 @@ void fortran_gemm(Routine r, const char* ta, const char* tb, const Int* m, const
                                     static_cast<int>(*k), *alpha, a, *lda, b, *ldb, *beta, c,
                                     *ldc};
     dispatch_gemm(rec, args, *m, *n, *k, forward);
+}
+
+template <typename T, typename Int>
+void fortran_gemm(Routine r, const char* ta, const char* tb, const Int* m, const Int* n,
+                  const Int* k, const T* alpha, const T* a, const Int* lda, const T* b,
+                  const Int* ldb, const T* beta, T* c, const Int* ldc, std::size_t ta_len,
+                  std::size_t tb_len) {
+    // The hidden lengths travel unchanged: the real routine may read them.
+    auto forward = [&] {
+        real<FortranGemmFn<T, Int>>(r)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                                       ta_len, tb_len);
+    };
+    if (ReentryGuard::held()) return forward();
+    ReentryGuard guard;
+    say_configuration_warnings();  // the first call of the process tree says them
+    if (forwarded_at_once(*m, *n, *k, *alpha)) return forward();
+    fortran_gemm_decided(r, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, forward);
 }
 
 // A 32-bit-integer name (dgemm_) whose real routine takes 64-bit integers, as in an ILP64

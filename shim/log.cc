@@ -146,6 +146,7 @@ struct SummaryRow {
     long calls;
     double seconds;
     double flops;
+    long mispredicted;   // calls more than kMispredictedFactor off their prediction
 };
 // The rows a process may need are few (its routines x the routes and reasons they took), but
 // their bound (every routine x every route x every reason) is far larger than a fixed table
@@ -258,6 +259,10 @@ void write_summary() {
         t.fixed(r.seconds, 6);
         t.str(" gflops=");
         t.fixed(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0.0, 2);
+        if (r.mispredicted > 0) {
+            t.str(" mispredicted=");
+            t.num(static_cast<unsigned long long>(r.mispredicted));
+        }
         t.str("\n");
     }
     if (other_calls > 0) {
@@ -306,7 +311,7 @@ void add_to_summary(const CallRecord& rec) {
                           g_rows[i].moduli == moduli && same_reason(g_rows[i].reason, rec.reason)))
         ++i;
     if (i == count && count < kMaxSummaryRows) {
-        g_rows[count] = SummaryRow{rec.routine, rec.route, moduli, rec.reason, 0, 0, 0};
+        g_rows[count] = SummaryRow{rec.routine, rec.route, moduli, rec.reason, 0, 0, 0, 0};
         g_row_count.store(count + 1, std::memory_order_release);
     }
     SummaryRow& row = i < kMaxSummaryRows ? g_rows[i] : g_other[static_cast<int>(rec.route)];
@@ -314,6 +319,7 @@ void add_to_summary(const CallRecord& rec) {
     row.calls += 1;
     row.seconds += rec.seconds;
     row.flops += flops;
+    if (misprediction(rec) > 0) row.mispredicted += 1;
     g_calls_counted.fetch_add(1, std::memory_order_release);
     pthread_mutex_unlock(&g_rows_lock);
 
@@ -354,6 +360,12 @@ int expand_log_path(const char* pattern, char* out, int size) {
     return length;
 }
 
+double misprediction(const CallRecord& r) {
+    if (!(r.predicted_s > 0) || !(r.seconds > 0)) return 0;
+    const double ratio = r.seconds / r.predicted_s;
+    return ratio > kMispredictedFactor || ratio * kMispredictedFactor < 1 ? ratio : 0;
+}
+
 int format_call_line(const CallRecord& r, char* buf, int size) {
     int n = std::snprintf(buf, size,
                           "amxblas: routine=%s layout=%s transa=%c transb=%c m=%lld n=%lld k=%lld "
@@ -379,6 +391,7 @@ int format_call_line(const CallRecord& r, char* buf, int size) {
         if (r.fp64_auto) append(" margin=%.3g repaired=%ld", r.fp64_margin, r.fp64_repaired);
     }
     if (r.predicted_speedup > 0) append(" predicted=%.2fx", r.predicted_speedup);
+    if (const double ratio = misprediction(r); ratio > 0) append(" mispredicted=%.3gx", ratio);
     append(" time_us=%.1f gflops=%.2f", r.seconds * 1e6, gflops(r));
     return n < size ? n : size - 1;
 }

@@ -25,6 +25,10 @@ struct CallRecord {
     // AMXBLAS_SHAPES=auto: the cost model's predicted speedup (predicted=1.80x), 0 when the
     // model was not consulted (no field).
     double predicted_speedup;
+    // The model's time for the path the call took (its routed time, or the real BLAS's for a
+    // call forwarded after the model was consulted); 0 when there is none (the model not
+    // consulted, or the kernels forwarded a routed call). Compared with `seconds`: mispredicted=.
+    double predicted_s;
     double seconds;
     // A routed FP64 call's line says engine=bf16|int8 products=N: BF16's product count is its
     // route's (fp64-N), INT8's moduli (route fp64-int8) are fp64_products. Under
@@ -35,6 +39,16 @@ struct CallRecord {
     double fp64_margin;
     long fp64_repaired;
 };
+
+// A call whose time is more than this factor off its prediction, either way, was mispredicted:
+// its line carries mispredicted=RATIO (its time over the prediction) and its summary row counts
+// it. The model's error on calls it was calibrated for is within about 25% (docs/cost-model.md):
+// 1.5x is a miss no calibration noise explains. Nothing reads it back: routing never changes
+// from what a run measures.
+inline constexpr double kMispredictedFactor = 1.5;
+// RATIO for a mispredicted call, else 0. Floating-point arithmetic: call it under the library's
+// environment (kernels/common/fp_environment.h), as the log's other arithmetic.
+double misprediction(const CallRecord& rec);
 
 // Records one call (line and/or summary, as AMXBLAS_VERBOSE asks). Cheap when verbose is 0.
 void log_call(const CallRecord& rec);

@@ -8,6 +8,7 @@
 #include "shim/config.h"
 #include "shim/hardware.h"
 #include "shim/log.h"
+#include "shim/wisdom.h"
 
 namespace amxblas {
 
@@ -34,11 +35,12 @@ std::string fp64_hint() {
 // Under AMXBLAS_SHAPES=auto, the speedup the cost model predicts for the routed FP32 decision d
 // on a 4096^3 SGEMM: the model's gain grows with every size (tests/policy/test_cost_model.cc), so
 // a backend it forwards this call on routes no call of a usual size. 0 when it is not asked.
-double large_call_gain(const Settings& s, const Decision& d) {
+double large_call_gain(const Settings& s, const Decision& d, const CostTable* costs) {
     if (s.shapes != ShapeRule::automatic || d.route == Route::forward) return 0;
     GemmCall big = eligible_call(s, Precision::fp32);
     big.m = big.n = big.k = big.lda = big.ldb = big.ldc = 4096;
-    return predict_cost(cost_input(big, d.route, s, d.backend, d.threads)).speedup;
+    const CostInput in = cost_input(big, d.route, s, d.backend, d.threads, costs);
+    return (costs ? predict_cost(in, *costs) : predict_cost(in)).speedup;
 }
 
 // The decision on a call every rule lets through, on backend choice `backend`: its route, or its
@@ -78,12 +80,12 @@ std::string runnable_backends(const Hardware& hw, BackendChoice* first) {
 // One note names everything that stops routing here and every setting that would route: the
 // backend, the shape rule (the cost model predicts no gain on the backends that run without
 // AMX) and the precisions, so that doing what it says routes, without a second note.
-std::string routing_outlook(const Settings& s, const Hardware& hw) {
+std::string routing_outlook(const Settings& s, const Hardware& hw, const CostTable* costs) {
     const bool fp32 = s.fp32;
     const bool fp64 = fp64_route(s.fp64_engine, s.fp64_products) != Route::forward;
     const Decision d = machine_decision(s, s.backend, hw);
     const char* machine = d.route == Route::forward ? d.reason : nullptr;
-    const double gain = large_call_gain(s, d);
+    const double gain = large_call_gain(s, d, costs);
     const bool model_none = !machine && s.shapes == ShapeRule::automatic && gain < kCostMargin;
     if (!machine && !model_none && (fp32 || fp64)) return "";
 
@@ -95,7 +97,7 @@ std::string routing_outlook(const Settings& s, const Hardware& hw) {
         BackendChoice first = BackendChoice::automatic;
         backends = runnable_backends(hw, &first);
         if (s.shapes == ShapeRule::automatic)
-            shapes_needed = large_call_gain(s, machine_decision(s, first, hw)) < kCostMargin;
+            shapes_needed = large_call_gain(s, machine_decision(s, first, hw), nullptr) < kCostMargin;  // another backend: built in
     }
 
     std::string line = "note: no GEMM will be routed with these settings on this machine: ";
@@ -147,7 +149,10 @@ std::string backend_request_warning(const Settings& s, const Hardware& hw) {
 void log_routing_outlook_once() {
     static std::once_flag once;
     std::call_once(once, [] {
-        const std::string line = routing_outlook(settings(), hardware());
+        // The wisdom only where the model is used: no other setting reads (or warns about) it.
+        const Settings& s = settings();
+        const CostTable* costs = s.shapes == ShapeRule::automatic ? &process_cost_table(Routine::sgemm_) : nullptr;
+        const std::string line = routing_outlook(s, hardware(), costs);
         if (!line.empty()) log_note(line.c_str());
     });
 }

@@ -11,7 +11,8 @@ namespace amxblas {
 
 // "" when some call can be routed with these settings on this hardware; else one line (no
 // "amxblas: " prefix, no newline) saying why none will be and which settings would route.
-std::string routing_outlook(const Settings& settings, const Hardware& hw);
+// costs: the cost model's constants for the backend the settings ask for (nullptr: built in).
+std::string routing_outlook(const Settings& settings, const Hardware& hw, const CostTable* costs = nullptr);
 
 // "" unless AMXBLAS_BACKEND names a backend this machine cannot run (the amx backend without AMX
 // and without the harness, avx512 without AVX-512 BF16); else one warning line (no "amxblas: "

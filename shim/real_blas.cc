@@ -269,29 +269,24 @@ Resolved resolve(Routine r) {
     return {p, bits};
 }
 
-struct Slots {
-    std::atomic<void*> fn[kRoutineCount];
-    std::atomic<int> bits[kRoutineCount];
-    std::once_flag once[kRoutineCount];
-};
-
-// Constant-initialised (atomics and once_flag have constexpr constructors): no guard on the
-// forwarding path.
-Slots g_slots;
-
-Slots& slots() { return g_slots; }
+// Constant-initialised (once_flag has a constexpr constructor): no guard on the forwarding path.
+std::once_flag g_once[kRoutineCount];
 
 void ensure_resolved(int i) {
-    Slots& s = slots();
-    if (s.fn[i].load(std::memory_order_acquire)) return;
-    std::call_once(s.once[i], [&] {
+    if (detail::g_real_fn[i].load(std::memory_order_acquire)) return;
+    std::call_once(g_once[i], [&] {
         const Resolved res = resolve(static_cast<Routine>(i));
-        s.bits[i].store(res.bits, std::memory_order_relaxed);
-        s.fn[i].store(res.fn, std::memory_order_release);
+        detail::g_real_bits[i].store(res.bits, std::memory_order_relaxed);
+        detail::g_real_fn[i].store(res.fn, std::memory_order_release);
     });
 }
 
 }  // namespace
+
+namespace detail {
+std::atomic<void*> g_real_fn[kRoutineCount];
+std::atomic<int> g_real_bits[kRoutineCount];
+}  // namespace detail
 
 const char* routine_name(Routine r) { return kRoutineNames[static_cast<int>(r)]; }
 
@@ -300,13 +295,13 @@ bool routine_is_complex(Routine r) { return kRoutineIsComplex[static_cast<int>(r
 void* real_symbol(Routine r) {
     const int i = static_cast<int>(r);
     ensure_resolved(i);
-    return slots().fn[i].load(std::memory_order_acquire);
+    return detail::g_real_fn[i].load(std::memory_order_acquire);
 }
 
-int real_index_bits(Routine r) {
+int detail::resolve_index_bits(Routine r) {
     const int i = static_cast<int>(r);
     ensure_resolved(i);
-    return slots().bits[i].load(std::memory_order_relaxed);
+    return g_real_bits[i].load(std::memory_order_relaxed);
 }
 
 }  // namespace amxblas

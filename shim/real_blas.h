@@ -13,11 +13,22 @@
 // returning with C untouched would silently corrupt the user's results.
 #pragma once
 
+#include <atomic>
+
 #include "shim/blas_abi.h"
 
 namespace amxblas {
 
 void* real_symbol(Routine r);
+
+namespace detail {
+// The resolved routines and their integer widths, set once each (the width before the routine,
+// with release): the inline accessors below read them without a call, since every forwarded
+// call goes through them (a tiny call's whole budget is some 20 ns: scripts/bench.sh --tiny).
+extern std::atomic<void*> g_real_fn[kRoutineCount];
+extern std::atomic<int> g_real_bits[kRoutineCount];
+int resolve_index_bits(Routine r);
+}  // namespace detail
 
 // The width in bits of the integers the real routine behind r takes: 64 for the _64 names
 // (routines.def's index column), and for a plain name whose library turns out to be ILP64
@@ -27,11 +38,16 @@ void* real_symbol(Routine r);
 // returns the 2-term dot product, an ILP64 one returns 0 for a negative N without reading X
 // or Y. A library without DDOT is taken at its name's word (32). The log says when a plain
 // name is ILP64 (AMXBLAS_VERBOSE >= 1).
-int real_index_bits(Routine r);
+inline int real_index_bits(Routine r) {
+    const int i = static_cast<int>(r);
+    if (detail::g_real_fn[i].load(std::memory_order_acquire)) return detail::g_real_bits[i].load(std::memory_order_relaxed);
+    return detail::resolve_index_bits(r);
+}
 
 template <typename Fn>
 Fn* real(Routine r) {
-    return reinterpret_cast<Fn*>(real_symbol(r));
+    void* fn = detail::g_real_fn[static_cast<int>(r)].load(std::memory_order_acquire);
+    return reinterpret_cast<Fn*>(fn ? fn : real_symbol(r));
 }
 
 }  // namespace amxblas

@@ -245,6 +245,10 @@ def environment(work):
     env = {k: v for k, v in os.environ.items()
            if not k.upper().startswith("AMXBLAS_") and k != "LD_PRELOAD"}
     env["PATH"] = os.path.join(work, "bin") + os.pathsep + env.get("PATH", "/usr/bin:/bin")
+    # A new user's home: no wisdom file of a calibration the developer ran (docs/cost-model.md).
+    env["HOME"] = os.path.join(work, "home")
+    os.makedirs(env["HOME"], exist_ok=True)
+    env.pop("XDG_DATA_HOME", None)
     if os.geteuid() == 0:  # Open MPI refuses root unless told
         env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     return env

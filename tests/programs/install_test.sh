@@ -49,6 +49,10 @@ echo "ok: every link of the installed docs ($docdir) resolves"
 "$out/prefix/bin/amxblas-run" --explain dgemm 4096 4096 256 > "$out/explain.out" 2>&1 ||
     fail "the installed amxblas-run --explain fails: $(tail -3 "$out/explain.out")"
 grep -q "^amx .* route fp64-21" "$out/explain.out" || fail "amxblas-run --explain: no amx row: $(cat "$out/explain.out")"
+# --calibrate's helper too (its key alone: the measurement itself is tests/shim's).
+"$out/prefix/bin/amxblas-run" --calibrate --print-key > "$out/key.out" 2>&1 ||
+    fail "the installed amxblas-run --calibrate fails: $(tail -3 "$out/key.out")"
+grep -q "^  library amxblas " "$out/key.out" || fail "amxblas-run --calibrate --print-key: $(cat "$out/key.out")"
 # The replay tool, beside the launcher: it runs, and replays a captured call under the installed
 # library (its dgemm_ resolves there).
 replay=$out/prefix/bin/amxblas-replay

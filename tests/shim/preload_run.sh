@@ -11,15 +11,18 @@
 #   --no-files DIR        DIR, emptied before the run, holds no file after it
 #   --well-formed         every log line is a whole, well-formed per-call, summary or note
 #                         line (a routed FP64 call's engine= products=, auto's margin=
-#                         repaired=, AMXBLAS_SHAPES=auto's predicted=, route fp64-int8 and
-#                         the summary's products= of its rows included)
+#                         repaired=, AMXBLAS_SHAPES=auto's predicted= and mispredicted=, route
+#                         fp64-int8, the summary's products= and mispredicted= of its rows,
+#                         and the cost model's note included)
 # The log goes to a fresh file (AMXBLAS_LOG) unless --env AMXBLAS_LOG=... is given.
 set -u
 lib=$1; shift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log=$work/amxblas.log
-envs=(AMXBLAS_LOG="$log")
+# No wisdom unless a test plants its own: the tests check the built-in cost model's decisions,
+# whatever a developer's ~/.local/share/amxblas/wisdom holds (shim/wisdom.h).
+envs=(AMXBLAS_LOG="$log" AMXBLAS_WISDOM=none)
 rc_want=0
 checks=()
 while [ $# -gt 0 ]; do
@@ -54,9 +57,11 @@ routes=$(sed -n 's/^AMXBLAS_VARIANT([^,]*, *"\([^"]*\)".*/\1/p' "$variants" | pa
 # The backends' names: the rows of the backend table.
 backends=$(sed -n 's/^AMXBLAS_BACKEND(\([a-z0-9_]*\),.*/\1/p' "$(dirname "$0")/../../kernels/common/backends.def" | paste -sd'|')
 [ -n "$backends" ] || { echo "preload_run.sh: no backends in kernels/common/backends.def"; exit 2; }
-call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"'|fp64-int8) backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( engine=(bf16|int8) products=[0-9]+( margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?)?)( predicted=[0-9.]+x)? time_us=[0-9.]+ gflops=[0-9.]+$'
+call_re='^amxblas: routine=[a-z_0-9]+ layout=(col|row|invalid) transa=[NTC?nt] transb=[NTC?nt] m=-?[0-9]+ n=-?[0-9]+ k=-?[0-9]+ lda=-?[0-9]+ ldb=-?[0-9]+ ldc=-?[0-9]+ route=((forward|beta-scale) reason=[a-z0-9-]+:[a-z0-9-]+|('"${routes}"'|fp64-int8) backend=('"${backends}"') threads=[0-9]+( note=threads:[a-z-]+)?( engine=(bf16|int8) products=[0-9]+( margin=([0-9.]+(e[+-][0-9]+)?|inf) repaired=[0-9]+)?)?)( predicted=[0-9.]+x( mispredicted=[0-9.]+(e-[0-9]+)?x)?)? time_us=[0-9.]+ gflops=[0-9.]+$'
 outlook_re='^amxblas: note: no GEMM will be routed with these settings on this machine: .*[^ ]$'
-summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( products=[0-9]+)?( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+)$'
+# The cost model's note: which constants it uses (built in, or a wisdom file's).
+model_note_re='^amxblas: note: cost model: .*[^ ]$'
+summary_re='^amxblas: summary (pid=[0-9]+ calls=[0-9]+ routed=[0-9]+ scaled=[0-9]+ forwarded=[0-9]+|routine=[a-z_0-9]+ route=[a-z0-9-]+( products=[0-9]+)?( reason=[a-z0-9-]+:[a-z0-9-]+)? calls=[0-9]+ time_s=[0-9.]+ gflops=[0-9.]+( mispredicted=[0-9]+)?)$'
 # The summary's note when its rows were full (the other calls are in its rows routine=other).
 summary_note_re='^amxblas: note: the summary has [0-9]+ rows of \(routine, route, reason\); [0-9]+ calls of further combinations are counted in the rows routine=other$'
 i=0
@@ -87,7 +92,7 @@ while [ $i -lt ${#checks[@]} ]; do
                 echo "CHECK FAILED: files were written in $a:"; find "$a" -type f | head -5; fail=1
             fi ;;
         wellformed)
-            bad=$(grep -v -E -e "$call_re" -e "$summary_re" -e "$outlook_re" -e "$summary_note_re" "$log" | head -5)
+            bad=$(grep -v -E -e "$call_re" -e "$summary_re" -e "$outlook_re" -e "$summary_note_re" -e "$model_note_re" "$log" | head -5)
             if [ -n "$bad" ]; then
                 echo "CHECK FAILED: malformed log lines:"; echo "$bad"; fail=1
             fi ;;
