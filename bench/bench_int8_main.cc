@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
                   : o.backend == kernels::Backend::reference ? std::vector<int>{512, 1024}
                                                               : std::vector<int>{1024, 2048};
     if (o.sp_sizes.empty()) o.sp_sizes = o.quick ? std::vector<int>{128} : std::vector<int>{1024, 2048};
-    if (o.model_sizes.empty()) o.model_sizes = o.quick ? std::vector<int>{128} : std::vector<int>{2048, 4096};
+    if (o.model_sizes.empty()) o.model_sizes = o.quick ? std::vector<int>{128} : std::vector<int>{2048, 4096, 8192};
     if (o.quick) o.reps = 1, o.sample = std::min(o.sample, 64);
     const auto wants = [&](const char* p) { return ("," + parts + ",").find("," + std::string(p) + ",") != std::string::npos; };
     if (o.backend == kernels::Backend::amx && !kernels::backend_usable(kernels::Backend::amx, false)) {

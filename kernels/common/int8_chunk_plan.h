@@ -35,7 +35,7 @@ struct Int8ChunkPlan {
 constexpr std::size_t kInt8BudgetBytes = std::size_t(56) << 20;
 constexpr int kInt8Tile = 32, kInt8Kstep = 64;                   // kAmxInt8Geometry's mr = nr, kstep
 constexpr int kInt8MaxChunkDepth = 4096;
-constexpr int kInt8KeptDepth = 2048;  // plan_int8_chunks: the deepest K whose op(A) chunk it keeps
+constexpr int kInt8KeptDepth = kInt8MaxChunkDepth;  // plan_int8_chunks: the deepest K whose op(A) chunk it keeps
 constexpr int kInt8OutBlock = 256;  // the writer's blocks: kBlockM x kBlockN FP64 per participant
 constexpr int kInt8GroupSide = 128;  // a task's square of micro-tiles (kernels/int8/int8_walk.h)
 
@@ -91,10 +91,15 @@ constexpr int kInt8BudgetParticipants = 4;
 // squares) leave threads waiting at each super-block's end: so the plan takes the chunking that
 // splits least counting op(A) as split per super-block, and then, among the chunkings with at
 // least two tasks a thread or as many tasks as that one (the fewer), the one that splits least
-// counting op(A) as the walk splits it (int8_a_packs) where K is at most kInt8KeptDepth. Deeper,
-// a task's panels of one layer (2 x 128 x K bytes) no longer stay in L2 between its tiles:
-// at N = 4096 on two threads a 512 x 128 x 4096 plan took 3.7-4.6 s against 3.1-3.4 s for
-// the 1024 x 768 x 1024 one (Zen 5, 1 MiB of L2 a core).
+// counting op(A) as the walk splits it (int8_a_packs) where K is at most kInt8KeptDepth, the
+// deepest chunk (kInt8MaxChunkDepth): a K of one chunk has no fold before the last, while K
+// chunks fold every chunk's sums into kept residues of the whole super-block, C-sized work each
+// time. At N = 4096, 16 moduli, the one-chunk plan (768 x 64 x 4096: op(A) split once, op(B) six
+// times) against 1024 x 1024 x 1024 (each four times, four folds), phases measured with the
+// products taken out (bench.sh --int8's model, 2 threads): reconstruction 150-159 against 428 ms,
+// split + pack 177-186 against 261 ms; whole calls on the avx512 backend, where the products
+// dominate, 5.5-6.8 s against 6.2-6.5 s (three alternated rounds of two; a 2-core Intel Xeon,
+// 2 MiB of L2 a core, at load 3).
 inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums, int threads) {
     const int mp = int8_round_up(m, kInt8Tile), np = int8_round_up(n, kInt8Tile), kp = int8_round_up(k, kInt8Kstep);
     static constexpr int kSides[] = {4096, 3072, 2048, 1536, 1024, 768, 512, 384, 256, 128, 64, 32};
