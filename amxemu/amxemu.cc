@@ -1,10 +1,11 @@
 // amxemu: SIGILL trap-and-emulate for AMX-TILE, AMX-BF16 and AMX-INT8 (see amxemu.h and
-// README.md). The INT8 dot products' arithmetic is in amxemu_int8.cc.
+// README.md). The arithmetic of the dot products is in amxemu_bf16.cc and amxemu_int8.cc.
 //
 // Everything reachable from the signal handler is async-signal-safe: no malloc, no stdio, no
 // locks. Messages are built in a stack buffer and written with write(2); a violation ends in
 // abort(). Tile state is per thread, in initial-exec TLS (see ThreadTiles).
 #include "amxemu/amxemu.h"
+#include "amxemu/amxemu_bf16.h"
 #include "amxemu/amxemu_int8.h"
 
 #include <asm/prctl.h>
@@ -19,8 +20,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cfloat>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -91,6 +90,9 @@ static_assert(sizeof(amxemu_counts) == kKinds * sizeof(uint64_t), "one counter p
 
 std::atomic<uint64_t> g_counts[kKinds];
 bool g_print_stats = false;
+// TDPBF16PS on AVX2 and FMA registers where the CPU has them (amxemu_bf16.h).
+bool g_vector_runs = false;
+bool g_vector_arithmetic = false;
 
 // ---------------------------------------------------------------------------------------------
 // Messages without stdio.
@@ -577,57 +579,6 @@ void do_tilestored(const Insn& in) {
     cfg.start_row = 0;
 }
 
-// TDPBF16PS arithmetic: DAZ on every input, FTZ on every result, round to nearest even, no
-// exceptions. Tininess is detected after rounding, as x86 does.
-float bits_to_float(uint32_t b) {
-    float f;
-    std::memcpy(&f, &b, sizeof(f));
-    return f;
-}
-
-uint32_t float_to_bits(float f) {
-    uint32_t b;
-    std::memcpy(&b, &f, sizeof(b));
-    return b;
-}
-
-float daz_fp32(float v) {
-    const uint32_t b = float_to_bits(v);
-    if ((b & 0x7f800000u) == 0) return bits_to_float(b & 0x80000000u);
-    return v;
-}
-
-float bf16_daz(uint16_t h) {
-    if ((h & 0x7f80u) == 0) h &= 0x8000u;
-    return bits_to_float(uint32_t(h) << 16);
-}
-
-float ftz(float r) { return std::fabs(r) < FLT_MIN ? std::copysign(0.0f, r) : r; }
-
-// Round-to-nearest-even a*b + c once, then flush a tiny result. fmaf rounds to the subnormal
-// grid; a result of magnitude FLT_MIN may come from an exact value that, rounded to 24 bits
-// with an unbounded exponent, stays below FLT_MIN (tiny after rounding): below
-// FLT_MIN - 2^-151 it is flushed. The product of two bf16 is exact in double and the sum is
-// exact in double in that range.
-float fma_daz_ftz(float a, float b, float c) {
-    const float r = std::fma(a, b, c);
-    const float mag = std::fabs(r);
-    if (mag < FLT_MIN) return std::copysign(0.0f, r);
-    if (mag == FLT_MIN) {
-        const double exact = double(a) * double(b) + double(c);
-        if (std::fabs(exact) < 0x1.ffffffp-127) return std::copysign(0.0f, r);
-    }
-    return r;
-}
-
-float add_daz_ftz(float a, float b) { return ftz(daz_fp32(a) + daz_fp32(b)); }
-
-uint16_t bf16_at(const uint8_t* row, int idx) {
-    uint16_t h;
-    std::memcpy(&h, row + 2 * idx, sizeof(h));
-    return h;
-}
-
 // The #UD checks every TMUL op shares (TDPBF16PS and the INT8 forms, SDM exception class
 // AMX-E4): three distinct configured tiles whose shapes make dest = src1 x src2 in dwords.
 void check_tmul_tiles(const Insn& in) {
@@ -663,38 +614,15 @@ void zero_outside_dest(int d, int rows, int n_out) {
     t_tiles.cfg.start_row = 0;
 }
 
+// TDPBF16PS: the tile checks, then the arithmetic (amxemu_bf16.cc).
 void do_tdpbf16ps(const Insn& in) {
     check_tmul_tiles(in);
-    const int d = in.tile_reg, a = in.tile_rm, b = in.tile_vvvv;
+    const int d = in.tile_reg;
     const TileConfig& cfg = t_tiles.cfg;
     const int rows = cfg.rows[d];
     const int n_out = cfg.colsb[d] / 4;
-    const int k_pairs = cfg.colsb[a] / 4;
-    uint8_t(*dst)[kBytesPerRow] = t_tiles.data[d];
-    const uint8_t(*src1)[kBytesPerRow] = t_tiles.data[a];
-    const uint8_t(*src2)[kBytesPerRow] = t_tiles.data[b];
-    for (int m = 0; m < rows; ++m) {
-        // The SDM's order: two FP32 chains per output (even and odd bf16 of each pair), each
-        // fused-multiply-added along K from zero, then chain sum, then added to srcdest.
-        float even[kTmulMaxN] = {};
-        float odd[kTmulMaxN] = {};
-        for (int k = 0; k < k_pairs; ++k) {
-            const float a0 = bf16_daz(bf16_at(src1[m], 2 * k + 0));
-            const float a1 = bf16_daz(bf16_at(src1[m], 2 * k + 1));
-            for (int n = 0; n < n_out; ++n) {
-                const float b0 = bf16_daz(bf16_at(src2[k], 2 * n + 0));
-                const float b1 = bf16_daz(bf16_at(src2[k], 2 * n + 1));
-                even[n] = fma_daz_ftz(a0, b0, even[n]);
-                odd[n] = fma_daz_ftz(a1, b1, odd[n]);
-            }
-        }
-        for (int n = 0; n < n_out; ++n) {
-            float acc;
-            std::memcpy(&acc, dst[m] + 4 * n, sizeof(acc));
-            acc = add_daz_ftz(acc, add_daz_ftz(even[n], odd[n]));
-            std::memcpy(dst[m] + 4 * n, &acc, sizeof(acc));
-        }
-    }
+    amxemu::bf16_dot_tile(rows, n_out, cfg.colsb[in.tile_rm] / 4, t_tiles.data[d], t_tiles.data[in.tile_rm],
+                          t_tiles.data[in.tile_vvvv], g_vector_arithmetic);
     zero_outside_dest(d, rows, n_out);
 }
 
@@ -849,6 +777,8 @@ __attribute__((constructor)) void amxemu_init() {
         return;
     }
     g_installed = true;
+    g_vector_runs = amxemu::bf16_vector_path_runs();
+    g_vector_arithmetic = g_vector_runs;
     const char* stats = getenv("AMXEMU_STATS");
     g_print_stats = stats && stats[0] == '1' && stats[1] == '\0';
 }
@@ -875,6 +805,11 @@ AMXEMU_API void amxemu_reset_counters(void) {
 
 AMXEMU_API void amxemu_tile_bytes(int tile, void* out) {
     std::memcpy(out, t_tiles.data[tile & (kTiles - 1)], sizeof(t_tiles.data[0]));
+}
+
+AMXEMU_API int amxemu_use_vector_arithmetic(int on) {
+    g_vector_arithmetic = on && g_vector_runs;
+    return g_vector_arithmetic;
 }
 
 AMXEMU_API int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexcept {
