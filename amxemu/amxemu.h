@@ -44,6 +44,7 @@ struct amxemu_counts {
     uint64_t tdpbsud;    //           signed src1 x unsigned src2
     uint64_t tdpbusd;    //           unsigned src1 x signed src2
     uint64_t tdpbuud;    //           unsigned x unsigned
+    uint64_t traps;      // SIGILLs that ran AMX instructions: one runs those that directly follow too
 };
 
 // 1 for this version of the harness. Its presence is what the library under test checks.

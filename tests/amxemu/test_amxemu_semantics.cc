@@ -403,6 +403,38 @@ void counters_count_each_kind(void** /*state*/) {
     assert_int_equal(amxemu_harness_version(), 1);
 }
 
+// One trap runs the emulated instructions that directly follow the trapping one (amxemu.cc,
+// on_sigill): three back-to-back TILEZEROs take one trap, two with a NOP between them two
+// (aligned, so that no page boundary stops the look ahead); and an encoding the hardware
+// rejects right after a valid instruction still aborts with its message.
+void back_to_back_zeros_then_bad_encoding() {
+    TileCfg cfg;
+    cfg.tile(0, 16, 64);
+    tile_loadconfig(&cfg);
+    // TILEZERO tmm0 (C4 E2 7B 49 C0), then the same with VEX.W = 1 (7B -> FB).
+    __asm__ volatile("tilezero %%tmm0\n\t.byte 0xc4, 0xe2, 0xfb, 0x49, 0xc0" ::: "memory");
+}
+
+void back_to_back_instructions_share_a_trap(void** /*state*/) {
+    TileCfg cfg;
+    cfg.tile(0, 16, 64).tile(1, 16, 64).tile(2, 16, 64);
+    tile_loadconfig(&cfg);
+    amxemu_counts c;
+    amxemu_reset_counters();
+    __asm__ volatile(".p2align 5\n\ttilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2" ::: "memory");
+    amxemu_counters(&c);
+    assert_int_equal(c.tilezero, 3);
+    assert_int_equal(c.traps, 1);
+    amxemu_reset_counters();
+    __asm__ volatile(".p2align 5\n\ttilezero %%tmm0\n\tnop\n\ttilezero %%tmm1" ::: "memory");
+    amxemu_counters(&c);
+    assert_int_equal(c.tilezero, 2);
+    assert_int_equal(c.traps, 2);
+    _tile_release();
+    expect_abort(back_to_back_zeros_then_bad_encoding, "#UD: TILEZERO at 0x");
+    expect_abort(back_to_back_zeros_then_bad_encoding, "VEX.W must be 0");
+}
+
 // ---- violations: each must abort with a message naming the instruction, tiles and shapes.
 void use_after_release() {
     TileCfg cfg;
@@ -594,6 +626,7 @@ int main() {
         cmocka_unit_test(start_row_and_sttilecfg_round_trip),
         cmocka_unit_test(tilezero_clears_whole_tile),
         cmocka_unit_test(counters_count_each_kind),
+        cmocka_unit_test(back_to_back_instructions_share_a_trap),
         cmocka_unit_test(violations_abort_with_message),
         cmocka_unit_test(bad_addresses_abort_with_message),
     };
