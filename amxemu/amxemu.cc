@@ -1,10 +1,11 @@
 // amxemu: SIGILL trap-and-emulate for AMX-TILE, AMX-BF16 and AMX-INT8 (see amxemu.h and
-// README.md). The INT8 dot products' arithmetic is in amxemu_int8.cc.
+// README.md). The arithmetic of the dot products is in amxemu_bf16.cc and amxemu_int8.cc.
 //
 // Everything reachable from the signal handler is async-signal-safe: no malloc, no stdio, no
 // locks. Messages are built in a stack buffer and written with write(2); a violation ends in
 // abort(). Tile state is per thread, in initial-exec TLS (see ThreadTiles).
 #include "amxemu/amxemu.h"
+#include "amxemu/amxemu_bf16.h"
 #include "amxemu/amxemu_int8.h"
 
 #include <asm/prctl.h>
@@ -19,8 +20,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cfloat>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -61,7 +60,7 @@ __thread ThreadTiles t_tiles __attribute__((tls_model("initial-exec")));
 
 // ---------------------------------------------------------------------------------------------
 // Counters, in the order of struct amxemu_counts: the INT8 dot products came after passed_on,
-// which keeps the fields of the older layout where they were.
+// and the traps after them, which keeps the fields of the older layouts where they were.
 enum Kind : int {
     kLdtilecfg,
     kSttilecfg,
@@ -76,21 +75,29 @@ enum Kind : int {
     kTdpbsud,
     kTdpbusd,
     kTdpbuud,
+    kTraps,
     kKinds
 };
 constexpr const char* kKindNames[kKinds] = {"ldtilecfg",  "sttilecfg", "tilerelease", "tilezero",
                                             "tileloadd",  "tileloaddt1", "tilestored", "tdpbf16ps",
                                             "passed_on",  "tdpbssd",   "tdpbsud",     "tdpbusd",
-                                            "tdpbuud"};
-// Indexed by Op (= Kind); passed_on is no instruction.
+                                            "tdpbuud",    "traps"};
+// Indexed by Op (= Kind); passed_on and traps are no instructions.
 constexpr const char* kInsnNames[kKinds] = {"LDTILECFG",  "STTILECFG", "TILERELEASE", "TILEZERO",
                                             "TILELOADD",  "TILELOADDT1", "TILESTORED", "TDPBF16PS",
                                             nullptr,      "TDPBSSD",   "TDPBSUD",     "TDPBUSD",
-                                            "TDPBUUD"};
+                                            "TDPBUUD",    nullptr};
 static_assert(sizeof(amxemu_counts) == kKinds * sizeof(uint64_t), "one counter per kind");
+
+// Whether the 15 bytes at `rip` (the longest instruction) lie in the page of the byte before
+// it, the last of the instruction the CPU just decoded, and so can be read without a fault.
+bool fetchable_after(uint64_t rip) { return ((rip - 1) >> 12) == ((rip + 14) >> 12); }
 
 std::atomic<uint64_t> g_counts[kKinds];
 bool g_print_stats = false;
+// TDPBF16PS on AVX2 and FMA registers where the CPU has them (amxemu_bf16.h).
+bool g_vector_runs = false;
+bool g_vector_arithmetic = false;
 
 // ---------------------------------------------------------------------------------------------
 // Messages without stdio.
@@ -201,10 +208,17 @@ int32_t read_disp32(const uint8_t* p) {
     return v;
 }
 
+// An encoding of an emulated opcode that the hardware rejects with #UD: aborts, or when only
+// looking ahead (see on_sigill) declines it, so that the instruction traps and aborts by itself.
+bool reject(bool lookahead, uint64_t rip, const char* what, const char* why) {
+    if (!lookahead) encoding_ud(rip, what, why);
+    return false;
+}
+
 // Decodes the instruction at RIP. Returns false when it is not one of the emulated AMX
 // instructions (the SIGILL then goes on). Encodings of an emulated opcode that the hardware
-// rejects with #UD abort here.
-bool decode(const ucontext_t* uc, Insn* out) {
+// rejects with #UD abort here, unless `lookahead` (then: false).
+bool decode(const ucontext_t* uc, Insn* out, bool lookahead) {
     const uint64_t rip = uint64_t(uc->uc_mcontext.gregs[REG_RIP]);
     const uint8_t* p = reinterpret_cast<const uint8_t*>(rip);
     int i = 0;
@@ -267,9 +281,9 @@ bool decode(const ucontext_t* uc, Insn* out) {
         return false;
     }
     const char* name = insn_name(op);
-    if (vex_w) encoding_ud(rip, name, "VEX.W must be 0");
-    if (vex_l) encoding_ud(rip, name, "VEX.L must be 0");
-    if (!is_tmul(op) && vvvv != 0) encoding_ud(rip, name, "VEX.vvvv must be 1111b");
+    if (vex_w) return reject(lookahead, rip, name, "VEX.W must be 0");
+    if (vex_l) return reject(lookahead, rip, name, "VEX.L must be 0");
+    if (!is_tmul(op) && vvvv != 0) return reject(lookahead, rip, name, "VEX.vvvv must be 1111b");
 
     Insn insn{};
     insn.op = op;
@@ -281,27 +295,27 @@ bool decode(const ucontext_t* uc, Insn* out) {
 
     switch (op) {
         case Op::tilerelease:
-            if (modrm != 0xc0) encoding_ud(rip, name, "ModRM must be C0");
+            if (modrm != 0xc0) return reject(lookahead, rip, name, "ModRM must be C0");
             break;
         case Op::tilezero:
-            if (mod != 3 || rm != 0) encoding_ud(rip, name, "ModRM must be 11:rrr:000");
+            if (mod != 3 || rm != 0) return reject(lookahead, rip, name, "ModRM must be 11:rrr:000");
             break;
         case Op::tdpbf16ps:
         case Op::tdpbssd:
         case Op::tdpbsud:
         case Op::tdpbusd:
         case Op::tdpbuud:
-            if (mod != 3) encoding_ud(rip, name, "ModRM must be 11:rrr:bbb");
+            if (mod != 3) return reject(lookahead, rip, name, "ModRM must be 11:rrr:bbb");
             break;
         case Op::ldtilecfg:
         case Op::sttilecfg:
-            if (mod == 3) encoding_ud(rip, name, "memory operand required");
-            if (vex_r | reg) encoding_ud(rip, name, "ModRM.reg must be 000");
+            if (mod == 3) return reject(lookahead, rip, name, "memory operand required");
+            if (vex_r | reg) return reject(lookahead, rip, name, "ModRM.reg must be 000");
             break;
         case Op::tileloadd:
         case Op::tileloaddt1:
         case Op::tilestored:
-            if (mod == 3 || rm != 4) encoding_ud(rip, name, "SIB memory operand required");
+            if (mod == 3 || rm != 4) return reject(lookahead, rip, name, "SIB memory operand required");
             break;
     }
 
@@ -577,57 +591,6 @@ void do_tilestored(const Insn& in) {
     cfg.start_row = 0;
 }
 
-// TDPBF16PS arithmetic: DAZ on every input, FTZ on every result, round to nearest even, no
-// exceptions. Tininess is detected after rounding, as x86 does.
-float bits_to_float(uint32_t b) {
-    float f;
-    std::memcpy(&f, &b, sizeof(f));
-    return f;
-}
-
-uint32_t float_to_bits(float f) {
-    uint32_t b;
-    std::memcpy(&b, &f, sizeof(b));
-    return b;
-}
-
-float daz_fp32(float v) {
-    const uint32_t b = float_to_bits(v);
-    if ((b & 0x7f800000u) == 0) return bits_to_float(b & 0x80000000u);
-    return v;
-}
-
-float bf16_daz(uint16_t h) {
-    if ((h & 0x7f80u) == 0) h &= 0x8000u;
-    return bits_to_float(uint32_t(h) << 16);
-}
-
-float ftz(float r) { return std::fabs(r) < FLT_MIN ? std::copysign(0.0f, r) : r; }
-
-// Round-to-nearest-even a*b + c once, then flush a tiny result. fmaf rounds to the subnormal
-// grid; a result of magnitude FLT_MIN may come from an exact value that, rounded to 24 bits
-// with an unbounded exponent, stays below FLT_MIN (tiny after rounding): below
-// FLT_MIN - 2^-151 it is flushed. The product of two bf16 is exact in double and the sum is
-// exact in double in that range.
-float fma_daz_ftz(float a, float b, float c) {
-    const float r = std::fma(a, b, c);
-    const float mag = std::fabs(r);
-    if (mag < FLT_MIN) return std::copysign(0.0f, r);
-    if (mag == FLT_MIN) {
-        const double exact = double(a) * double(b) + double(c);
-        if (std::fabs(exact) < 0x1.ffffffp-127) return std::copysign(0.0f, r);
-    }
-    return r;
-}
-
-float add_daz_ftz(float a, float b) { return ftz(daz_fp32(a) + daz_fp32(b)); }
-
-uint16_t bf16_at(const uint8_t* row, int idx) {
-    uint16_t h;
-    std::memcpy(&h, row + 2 * idx, sizeof(h));
-    return h;
-}
-
 // The #UD checks every TMUL op shares (TDPBF16PS and the INT8 forms, SDM exception class
 // AMX-E4): three distinct configured tiles whose shapes make dest = src1 x src2 in dwords.
 void check_tmul_tiles(const Insn& in) {
@@ -663,38 +626,15 @@ void zero_outside_dest(int d, int rows, int n_out) {
     t_tiles.cfg.start_row = 0;
 }
 
+// TDPBF16PS: the tile checks, then the arithmetic (amxemu_bf16.cc).
 void do_tdpbf16ps(const Insn& in) {
     check_tmul_tiles(in);
-    const int d = in.tile_reg, a = in.tile_rm, b = in.tile_vvvv;
+    const int d = in.tile_reg;
     const TileConfig& cfg = t_tiles.cfg;
     const int rows = cfg.rows[d];
     const int n_out = cfg.colsb[d] / 4;
-    const int k_pairs = cfg.colsb[a] / 4;
-    uint8_t(*dst)[kBytesPerRow] = t_tiles.data[d];
-    const uint8_t(*src1)[kBytesPerRow] = t_tiles.data[a];
-    const uint8_t(*src2)[kBytesPerRow] = t_tiles.data[b];
-    for (int m = 0; m < rows; ++m) {
-        // The SDM's order: two FP32 chains per output (even and odd bf16 of each pair), each
-        // fused-multiply-added along K from zero, then chain sum, then added to srcdest.
-        float even[kTmulMaxN] = {};
-        float odd[kTmulMaxN] = {};
-        for (int k = 0; k < k_pairs; ++k) {
-            const float a0 = bf16_daz(bf16_at(src1[m], 2 * k + 0));
-            const float a1 = bf16_daz(bf16_at(src1[m], 2 * k + 1));
-            for (int n = 0; n < n_out; ++n) {
-                const float b0 = bf16_daz(bf16_at(src2[k], 2 * n + 0));
-                const float b1 = bf16_daz(bf16_at(src2[k], 2 * n + 1));
-                even[n] = fma_daz_ftz(a0, b0, even[n]);
-                odd[n] = fma_daz_ftz(a1, b1, odd[n]);
-            }
-        }
-        for (int n = 0; n < n_out; ++n) {
-            float acc;
-            std::memcpy(&acc, dst[m] + 4 * n, sizeof(acc));
-            acc = add_daz_ftz(acc, add_daz_ftz(even[n], odd[n]));
-            std::memcpy(dst[m] + 4 * n, &acc, sizeof(acc));
-        }
-    }
+    amxemu::bf16_dot_tile(rows, n_out, cfg.colsb[in.tile_rm] / 4, t_tiles.data[d], t_tiles.data[in.tile_rm],
+                          t_tiles.data[in.tile_vvvv], g_vector_arithmetic);
     zero_outside_dest(d, rows, n_out);
 }
 
@@ -814,7 +754,7 @@ void on_sigill(int sig, siginfo_t* info, void* uc_void) {
     const int saved_errno = errno;  // the memory copies may set it; the program must not see it
     ucontext_t* uc = static_cast<ucontext_t*>(uc_void);
     Insn in;
-    if (!decode(uc, &in)) {
+    if (!decode(uc, &in, false)) {
         pass_on(sig, info, uc_void);
         errno = saved_errno;
         return;
@@ -823,9 +763,20 @@ void on_sigill(int sig, siginfo_t* info, void* uc_void) {
     // exceptions masked, no FTZ/DAZ (the emulation flushes by itself). The interrupted
     // context's MXCSR comes back on sigreturn.
     _mm_setcsr(0x1f80);
-    execute(in);
-    g_counts[int(in.op)].fetch_add(1, std::memory_order_relaxed);
-    uc->uc_mcontext.gregs[REG_RIP] += in.length;
+    g_counts[kTraps].fetch_add(1, std::memory_order_relaxed);
+    // Then every emulated instruction that directly follows: the CPU would trap on it next,
+    // with the same registers (tile instructions write no general register, flag or vector
+    // register), so running it here changes nothing but the count of traps. A trap costs
+    // about 15 us on the virtual machines the tests run on, most of the harness's time; the
+    // kernels' loops issue their loads and dot products back to back (the FP32 chain's step:
+    // 2 traps for its 6 instructions). An encoding the hardware rejects is left to trap by
+    // itself.
+    for (;;) {
+        execute(in);
+        g_counts[int(in.op)].fetch_add(1, std::memory_order_relaxed);
+        uc->uc_mcontext.gregs[REG_RIP] += in.length;
+        if (!fetchable_after(uint64_t(uc->uc_mcontext.gregs[REG_RIP])) || !decode(uc, &in, true)) break;
+    }
     errno = saved_errno;
 }
 
@@ -849,6 +800,8 @@ __attribute__((constructor)) void amxemu_init() {
         return;
     }
     g_installed = true;
+    g_vector_runs = amxemu::bf16_vector_path_runs();
+    g_vector_arithmetic = g_vector_runs;
     const char* stats = getenv("AMXEMU_STATS");
     g_print_stats = stats && stats[0] == '1' && stats[1] == '\0';
 }
@@ -875,6 +828,11 @@ AMXEMU_API void amxemu_reset_counters(void) {
 
 AMXEMU_API void amxemu_tile_bytes(int tile, void* out) {
     std::memcpy(out, t_tiles.data[tile & (kTiles - 1)], sizeof(t_tiles.data[0]));
+}
+
+AMXEMU_API int amxemu_use_vector_arithmetic(int on) {
+    g_vector_arithmetic = on && g_vector_runs;
+    return g_vector_arithmetic;
 }
 
 AMXEMU_API int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexcept {

@@ -44,6 +44,7 @@ struct amxemu_counts {
     uint64_t tdpbsud;    //           signed src1 x unsigned src2
     uint64_t tdpbusd;    //           unsigned src1 x signed src2
     uint64_t tdpbuud;    //           unsigned x unsigned
+    uint64_t traps;      // SIGILLs that ran AMX instructions: one runs those that directly follow too
 };
 
 // 1 for this version of the harness. Its presence is what the library under test checks.
@@ -53,6 +54,11 @@ AMXEMU_API void amxemu_reset_counters(void);
 // For tests: a copy of the calling thread's emulated tile `tile` (0-7), all 16 rows x 64 bytes,
 // including the bytes outside the configured shape (which the hardware keeps zero).
 AMXEMU_API void amxemu_tile_bytes(int tile, void* out_1024_bytes);
+// For tests: which arithmetic TDPBF16PS runs, the scalar definition (0) or its AVX2 and FMA
+// equal (1, the default where the CPU has them; amxemu_bf16.h). Returns the path in use after
+// the call: 0 when asked for 1 on a CPU without them. For all threads; call it between
+// instructions.
+AMXEMU_API int amxemu_use_vector_arithmetic(int on);
 
 #ifdef __cplusplus
 }

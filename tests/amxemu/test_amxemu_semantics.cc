@@ -4,6 +4,7 @@
 
 #include "amxemu/amxemu.h"
 #include "tests/amxemu/test_util.h"
+#include "tests/common/rng.h"
 
 #include <sys/mman.h>
 
@@ -193,6 +194,92 @@ void tdp_overflow_to_inf(void** /*state*/) {
     }
 }
 
+// The harness's two TDPBF16PS paths (amxemu_bf16.h), the AVX2 one against the scalar
+// definition, bit for bit, on random shapes and values: bf16 operands from every class (signed
+// zeros, denormals, which DAZ makes zero, and in one case of ten infinities and NaNs) and
+// magnitudes whose products and chains land on FLT_MIN or near it (flushes, and tininess
+// after rounding: 2^-63 * 2^-63 and 2^-150 products) or overflow; FP32 dest from the same
+// classes. (A direct comparison of the two functions on 800,000 such cases found no
+// difference; about 1 in 8 chain steps there ended at magnitude FLT_MIN.)
+uint16_t random_bf16(amxblas::test::Rng& r, bool special) {
+    const uint16_t sign = r.chance(0.5) ? 0x8000 : 0;
+    const uint16_t mantissa = uint16_t(r.below(128));
+    if (special && r.chance(0.05)) return uint16_t(sign | 0x7f80 | (r.chance(0.5) ? mantissa : 0));  // Inf, NaN
+    switch (r.below(8)) {
+        case 0: return sign;                                                                    // +-0
+        case 1: return uint16_t(sign | (mantissa ? mantissa : 1));                              // denormal
+        case 2: return uint16_t(sign | (uint16_t(127 - 63) << 7));                              // 2^-63
+        case 3: return uint16_t(sign | (uint16_t(127 - 64 + r.below(3)) << 7) | mantissa);      // near it
+        case 4: return uint16_t(sign | (uint16_t(127 - 76 + r.below(2)) << 7) | (mantissa & 3));  // 2^-75
+        case 5: return uint16_t(sign | (uint16_t(127 + 62 + r.below(3)) << 7) | mantissa);      // overflow
+        default: return uint16_t(sign | (uint16_t(127 - 4 + r.below(9)) << 7) | mantissa);
+    }
+}
+
+uint32_t random_fp32(amxblas::test::Rng& r) {
+    const uint32_t sign = r.chance(0.5) ? 0x80000000u : 0;
+    const uint32_t mantissa = uint32_t(r.next() >> 41);
+    switch (r.below(6)) {
+        case 0: return sign;
+        case 1: return sign | (mantissa ? mantissa : 1);               // denormal
+        case 2: return sign | (1u << 23) | (mantissa & 0xff);          // FLT_MIN and just above
+        case 3: return sign | (uint32_t(254) << 23) | mantissa;        // near FLT_MAX
+        default: return sign | (uint32_t(127 - 2 + r.below(5)) << 23) | mantissa;
+    }
+}
+
+void tdp_vector_path_equals_definition(void** /*state*/) {
+    if (!amxemu_use_vector_arithmetic(1)) {
+        print_message("no AVX2 and FMA here: the harness runs the scalar definition only\n");
+        skip();
+    }
+    amxblas::test::Rng r(47);
+    for (int c = 0; c < 1500; ++c) {
+        const bool full = c % 3 == 0;
+        const int M = full ? 16 : 1 + r.below(16), KP = full ? 16 : 1 + r.below(16), N = full ? 16 : 1 + r.below(16);
+        const bool special = c % 10 == 0;
+        uint16_t a[16][32] = {}, b[16][32] = {};
+        uint32_t d[16][16] = {};
+        for (int m = 0; m < M; ++m)
+            for (int j = 0; j < 2 * KP; ++j) a[m][j] = random_bf16(r, special);
+        for (int k = 0; k < KP; ++k)
+            for (int j = 0; j < 2 * N; ++j) b[k][j] = random_bf16(r, special);
+        for (int m = 0; m < M; ++m)
+            for (int n = 0; n < N; ++n) d[m][n] = random_fp32(r);
+        uint32_t out[2][16][16];
+        for (int vector = 0; vector < 2; ++vector) {
+            assert_int_equal(amxemu_use_vector_arithmetic(vector), vector);
+            TileCfg cfg;
+            cfg.tile(0, M, 4 * N).tile(1, M, 4 * KP).tile(2, KP, 4 * N);
+            tile_loadconfig(&cfg);
+            tile_loadd(0, d, sizeof(d[0]));
+            tile_loadd(1, a, sizeof(a[0]));
+            tile_loadd(2, b, sizeof(b[0]));
+            _tile_dpbf16ps(0, 1, 2);
+            std::memset(out[vector], 0, sizeof(out[vector]));
+            _tile_stored(0, out[vector], sizeof(out[vector][0]));
+            _tile_release();
+        }
+        for (int m = 0; m < M; ++m)
+            for (int n = 0; n < N; ++n)
+                if (out[0][m][n] != out[1][m][n])
+                    fail_msg("case %d (%d x %d pairs x %d): C(%d,%d) scalar 0x%08x, vector 0x%08x", c, M, KP, N, m, n,
+                             out[0][m][n], out[1][m][n]);
+    }
+    amxemu_use_vector_arithmetic(1);
+}
+
+// The hand-computed TDPBF16PS cases on the scalar definition too (the group runs them on the
+// vector path, the default where the CPU has AVX2 and FMA).
+void tdp_cases_on_the_scalar_definition(void** state) {
+    amxemu_use_vector_arithmetic(0);
+    tdp_small_integers_full_and_partial(state);
+    tdp_two_chains_then_dest(state);
+    tdp_denormals(state);
+    tdp_overflow_to_inf(state);
+    amxemu_use_vector_arithmetic(1);
+}
+
 void load_store_odd_strides_partial(void** /*state*/) {
     // tmm2: 5 rows x 20 bytes, loaded with stride 67 and stored with stride 131.
     std::vector<uint8_t> src(67 * 16 + 64), dst(131 * 16 + 64, 0xaa);
@@ -314,6 +401,38 @@ void counters_count_each_kind(void** /*state*/) {
     assert_int_equal(c.tilestored, 1);
     assert_int_equal(c.tdpbf16ps, 1);
     assert_int_equal(amxemu_harness_version(), 1);
+}
+
+// One trap runs the emulated instructions that directly follow the trapping one (amxemu.cc,
+// on_sigill): three back-to-back TILEZEROs take one trap, two with a NOP between them two
+// (aligned, so that no page boundary stops the look ahead); and an encoding the hardware
+// rejects right after a valid instruction still aborts with its message.
+void back_to_back_zeros_then_bad_encoding() {
+    TileCfg cfg;
+    cfg.tile(0, 16, 64);
+    tile_loadconfig(&cfg);
+    // TILEZERO tmm0 (C4 E2 7B 49 C0), then the same with VEX.W = 1 (7B -> FB).
+    __asm__ volatile("tilezero %%tmm0\n\t.byte 0xc4, 0xe2, 0xfb, 0x49, 0xc0" ::: "memory");
+}
+
+void back_to_back_instructions_share_a_trap(void** /*state*/) {
+    TileCfg cfg;
+    cfg.tile(0, 16, 64).tile(1, 16, 64).tile(2, 16, 64);
+    tile_loadconfig(&cfg);
+    amxemu_counts c;
+    amxemu_reset_counters();
+    __asm__ volatile(".p2align 5\n\ttilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2" ::: "memory");
+    amxemu_counters(&c);
+    assert_int_equal(c.tilezero, 3);
+    assert_int_equal(c.traps, 1);
+    amxemu_reset_counters();
+    __asm__ volatile(".p2align 5\n\ttilezero %%tmm0\n\tnop\n\ttilezero %%tmm1" ::: "memory");
+    amxemu_counters(&c);
+    assert_int_equal(c.tilezero, 2);
+    assert_int_equal(c.traps, 2);
+    _tile_release();
+    expect_abort(back_to_back_zeros_then_bad_encoding, "#UD: TILEZERO at 0x");
+    expect_abort(back_to_back_zeros_then_bad_encoding, "VEX.W must be 0");
 }
 
 // ---- violations: each must abort with a message naming the instruction, tiles and shapes.
@@ -501,10 +620,13 @@ int main() {
         cmocka_unit_test(tdp_two_chains_then_dest),
         cmocka_unit_test(tdp_denormals),
         cmocka_unit_test(tdp_overflow_to_inf),
+        cmocka_unit_test(tdp_cases_on_the_scalar_definition),
+        cmocka_unit_test(tdp_vector_path_equals_definition),
         cmocka_unit_test(load_store_odd_strides_partial),
         cmocka_unit_test(start_row_and_sttilecfg_round_trip),
         cmocka_unit_test(tilezero_clears_whole_tile),
         cmocka_unit_test(counters_count_each_kind),
+        cmocka_unit_test(back_to_back_instructions_share_a_trap),
         cmocka_unit_test(violations_abort_with_message),
         cmocka_unit_test(bad_addresses_abort_with_message),
     };

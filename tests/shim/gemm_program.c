@@ -45,12 +45,24 @@ static void run_case(int m, int n, int k, int ta, int tb, int pad) {
     fill(c0, (long)ldc * n, 3);
     const double alpha = 2, beta = -1;
     memcpy(want, c0, sizeof(double) * ldc * n);
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) {
-            double s = 0;
-            for (int p = 0; p < k; ++p) s += at(a, lda, ta, i, p) * at(b, ldb, tb, p, j);
-            want[i + (long)j * ldc] = alpha * s + beta * c0[i + (long)j * ldc];
+    /* Every product and partial sum is a small integer, exact in double in any order: the
+     * loops run over op(A) copied column by column into opa, a column of sums at a time, which
+     * keeps the order-2048 case of shim.gemm_program.auto to about a second. */
+    double* opa = malloc(sizeof(double) * ((long)m * k + 1));
+    double* sums = malloc(sizeof(double) * (m + 1));
+    for (int p = 0; p < k; ++p)
+        for (int i = 0; i < m; ++i) opa[i + (long)p * m] = at(a, lda, ta, i, p);
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < m; ++i) sums[i] = 0;
+        for (int p = 0; p < k; ++p) {
+            const double bpj = at(b, ldb, tb, p, j);
+            const double* col = opa + (long)p * m;
+            for (int i = 0; i < m; ++i) sums[i] += col[i] * bpj;
         }
+        for (int i = 0; i < m; ++i) want[i + (long)j * ldc] = alpha * sums[i] + beta * c0[i + (long)j * ldc];
+    }
+    free(opa);
+    free(sums);
     for (long i = 0; i < (long)lda * cols_a; ++i) af[i] = (float)a[i];
     for (long i = 0; i < (long)ldb * cols_b; ++i) bf[i] = (float)b[i];
     const char tra = ta ? 'T' : 'N', trb = tb ? 'T' : 'N';
