@@ -5,7 +5,8 @@
 # Sanitizer (-DAMXBLAS_SANITIZE=address,undefined) and runs the policy, kernels, shim and fuzz
 # tests there; a finding fails the test. AMXBLAS_TEST_SANITIZE=0 skips that step, except in CI
 # (CI=true), where it always runs.
-# Each step starts with a banner; the last line gives both steps' passed/failed/skipped counts.
+# Each step starts with a banner and ends with its ten slowest tests; the last line gives both
+# steps' passed/failed/skipped counts.
 # The exit status is non-zero when a build or a test of either step failed.
 set -eu
 cd "$(dirname "$0")/.."
@@ -31,6 +32,11 @@ run_ctest() {
     if [ "$ctest_rc" != 0 ] && [ "$failed" = 0 ]; then
         counts="$counts (ctest exited $ctest_rc)"
     fi
+    # The ten slowest tests, from the result lines ("12/218 Test  #7: name ...   Passed   3.21 sec"):
+    # where the step's time went, the first place to look when the suite grows slower.
+    echo "test.sh: the ten slowest tests in $dir:"
+    sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .* \([0-9.]*\) sec$/\2 \1/p' "$dir/test-sh-ctest.log" |
+        sort -rn | head -n 10 | awk '{ printf "  %8.1f s  %s\n", $1, $2 }'
 }
 
 echo "== test.sh: main suite: build in ./build, all tests"
