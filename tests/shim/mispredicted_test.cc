@@ -8,18 +8,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 extern "C" {
 #include <cmocka.h>
 }
 
 #include "shim/log.h"
+#include "tests/shim/child_log.h"
 
 using namespace amxblas;
 
@@ -64,29 +62,12 @@ void the_line_says_it(void**) {
 
 // The summary of a child that logged these calls (AMXBLAS_VERBOSE=1, written at its exit).
 std::string child_summary() {
-    char path[] = "amxblas_mispredicted_test.XXXXXX";
-    const int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    const pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        setenv("AMXBLAS_VERBOSE", "1", 1);
-        setenv("AMXBLAS_LOG", path, 1);
+    return amxblas::test::child_log([] {
         for (double seconds : {1e-3, 3e-3, 0.2e-3, 1.2e-3, 5e-3}) log_call(forwarded_call(seconds, 1e-3));  // 3 off
         CallRecord s = forwarded_call(1e-3, 1e-3);
         s.routine = Routine::sgemm_;
         log_call(s);
-        std::exit(0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    unlink(path);
-    return ss.str();
+    });
 }
 
 void the_summary_counts_them(void**) {

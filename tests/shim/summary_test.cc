@@ -10,54 +10,26 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 extern "C" {
 #include <cmocka.h>
 }
 
 #include "shim/log.h"
+#include "tests/shim/child_log.h"
 
 using namespace amxblas;
+using amxblas::test::child_log;
 
 namespace {
 
 // Reasons are static strings in the library (kernels/reasons.def); these stand in for them.
 const char* const kReasons[] = {"test:r0", "test:r1", "test:r2", "test:r3", "test:r4",
                                 "test:r5", "test:r6", "test:r7", "test:r8"};
-
-// Runs log_calls() in a child with AMXBLAS_VERBOSE=1 and returns its log (the summary).
-template <typename LogCalls>
-std::string child_log(LogCalls&& log_calls) {
-    // mkstemp template, relative: the file goes in CTest's working directory (this test's build
-    // folder) and is removed after the child's log is read.
-    char path[] = "amxblas_summary_test.XXXXXX";
-    const int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    const pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        setenv("AMXBLAS_VERBOSE", "1", 1);
-        setenv("AMXBLAS_LOG", path, 1);
-        log_calls();
-        std::exit(0);  // the summary is written by atexit
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    unlink(path);
-    return ss.str();
-}
 
 CallRecord record(Routine routine, Route route) {
     CallRecord rec{};
