@@ -168,13 +168,7 @@ int main(int argc, char** argv) {
             calls.push_back(std::move(c));
         }
     }
-    // OpenBLAS's threads spin for 2^OPENBLAS_THREAD_TIMEOUT cycles after its calls
-    // (bench/real_blas_threads.h); at 2^8 or less they are asleep before the next call
-    // starts, and the routed call is timed right after the real BLAS's, on a core as busy as a
-    // program's (a 20 ms sleep before each call made both run 20-40% slower than calls back to
-    // back, as calibration makes them). Longer timeouts are waited out.
-    const char* timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");
-    const bool blas_threads_never_spin = timeout && std::atoi(timeout) > 0 && std::atoi(timeout) <= 8;
+    const bool blas_threads_never_spin = bench::real_blas_threads_never_spin();
     ShapeOperands ops;
     for (int round = 0; round <= reps; ++round)
         for (Call& c : calls) {

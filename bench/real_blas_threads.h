@@ -27,4 +27,14 @@ inline void wait_for_real_blas_threads_to_sleep() {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::ldexp(1.0, t) / 1e9 + 0.02));
 }
 
+// Whether OpenBLAS's threads are asleep before the next call starts without waiting:
+// OPENBLAS_THREAD_TIMEOUT at 8 or less (2^8 cycles). A benchmark then times a routed call right
+// after the real BLAS's, on a core as busy as a program's: a 20 ms sleep before each call made
+// both run 20-40% slower than calls back to back, as calibration makes them. Longer timeouts
+// are waited out (wait_for_real_blas_threads_to_sleep).
+inline bool real_blas_threads_never_spin() {
+    const char* timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+    return timeout && std::atoi(timeout) > 0 && std::atoi(timeout) <= 8;
+}
+
 }  // namespace amxblas::bench

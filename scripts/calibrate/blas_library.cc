@@ -1,4 +1,5 @@
 #include "scripts/calibrate/blas_library.h"
+#include "scripts/calibrate/operands.h"
 
 #include <dlfcn.h>
 
@@ -21,18 +22,9 @@ void call(void* fn, int m, int n, int k, const Real* a, const Real* b, Real* c) 
                                           reinterpret_cast<const T*>(b), &k, &zero, reinterpret_cast<T*>(c), &m, 1, 1);
 }
 
-// Values in [-1, 1] from a fixed sequence: a BLAS's speed does not depend on them, but
-// subnormal or zero operands could.
 template <typename Real>
 void grow(std::vector<Real>* v, std::size_t values) {
-    if (v->size() >= values) return;
-    std::size_t i = v->size();
-    v->resize(values);
-    unsigned long long x = 0x9E3779B97F4A7C15ULL + i;
-    for (; i < values; ++i) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        (*v)[i] = Real(double(x >> 11) / double(1ULL << 52) - 1.0);
-    }
+    grow_operand(v, values, 0x9E3779B97F4A7C15ULL, Range::symmetric);
 }
 
 }  // namespace

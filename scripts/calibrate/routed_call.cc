@@ -1,4 +1,5 @@
 #include "scripts/calibrate/routed_call.h"
+#include "scripts/calibrate/operands.h"
 
 #include <chrono>
 
@@ -36,14 +37,7 @@ namespace {
 
 template <typename Real>
 void grow(std::vector<Real>* v, std::size_t values) {
-    if (v->size() >= values) return;
-    std::size_t i = v->size();
-    v->resize(values);
-    unsigned long long x = 0x2545F4914F6CDD1DULL + i;
-    for (; i < values; ++i) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        (*v)[i] = Real(double(x >> 11) / double(1ULL << 53));
-    }
+    grow_operand(v, values, 0x2545F4914F6CDD1DULL, Range::positive);
 }
 
 template <typename T, typename Real>
