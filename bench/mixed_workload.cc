@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
         }
 
     std::map<std::string, Totals> table;
+    std::vector<std::string> wrong_way;
     const CostTable builtin = builtin_cost_table(backend);
     std::string source;
     const Hardware& hw = hardware();
@@ -210,8 +211,19 @@ int main(int argc, char** argv) {
         call.ldc = c.file.m ? c.file.ldc : c.m;
         call.alpha_is_zero = c.file.m && c.file.alpha[0] == 0 && c.file.alpha[1] == 0;
         const bool by_builtin = decide(call, s, hw, &builtin).route != Route::forward;
-        const bool by_calibrated = decide(call, s, hw, &cal.table).route != Route::forward;
+        const Decision by_wisdom = decide(call, s, hw, &cal.table);
+        const bool by_calibrated = by_wisdom.route != Route::forward;
         const double fwd = median(c.forward), rt = median(c.route);
+        // The calls the calibrated model sent the slower way by more than 5%, listed after the
+        // table: where its misses come from.
+        if (by_calibrated ? rt > 1.05 * fwd : fwd > 1.05 * rt) {
+            char line[160];
+            std::snprintf(line, sizeof line, "%-8s %-22s %5dx%dx%d  %s  predicted %.2fx, measured %.2fx (%.3f against %.3f ms)",
+                          kBlasRoutineNames[c.routine], c.cls.c_str(), c.m, c.n, c.k, by_calibrated ? "routed   " : "forwarded",
+                          by_wisdom.predicted_speedup, fwd / rt, 1e3 * (by_calibrated ? rt : fwd),
+                          1e3 * (by_calibrated ? fwd : rt));
+            wrong_way.push_back(line);
+        }
         Totals& t = table[std::string(kBlasRoutineNames[c.routine]) + " " + c.cls];
         ++t.calls;
         t.declined += c.declined;
@@ -239,6 +251,9 @@ int main(int argc, char** argv) {
                     t.declined ? (" (" + std::to_string(t.declined) + " declined by the kernels)").c_str() : "");
     }
     std::printf("(r): calls the model routes. constants: %s\n", source.c_str());
+    std::printf("calls the calibrated model sent the slower way by more than 5%%: %zu%s\n", wrong_way.size(),
+                wrong_way.empty() ? "" : " (the time taken against the other way's)");
+    for (const std::string& line : wrong_way) std::printf("  %s\n", line.c_str());
     std::printf("%d of %d routine and shape classes within 1.05x of the better of forwarding all and routing all\n", met, rows);
     return 0;
 }
