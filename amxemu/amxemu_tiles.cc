@@ -236,35 +236,22 @@ void check_start_row(const Insn& in, int t) {
         tile_fault(in, "#UD", "start_row >= rows", cfg.start_row, " >= ", cfg.rows[t]);
 }
 
-void do_tileloadd(const Insn& in) {
+// TILELOADD (to_program false) and TILESTORED (true): the rows start_row .. rows - 1 of the
+// tile, colsb bytes each, from or to base + row * stride. A load zeroes the tile from start_row
+// first (bytes past colsb and rows past rows read zero afterwards).
+void move_tile_rows(const Insn& in, bool to_program) {
     const int t = in.tile_reg;
     require_tile(in, t, "tile number");
     check_start_row(in, t);
     TileConfig& cfg = t_tiles.cfg;
-    const int rows = cfg.rows[t];
-    const int colsb = cfg.colsb[t];
     uint8_t(*data)[kBytesPerRow] = t_tiles.data[t];
-    for (int r = cfg.start_row; r < kMaxRows; ++r) std::memset(data[r], 0, kBytesPerRow);
+    if (!to_program)
+        for (int r = cfg.start_row; r < kMaxRows; ++r) std::memset(data[r], 0, kBytesPerRow);
     Span spans[kMaxRows];
     int n = 0;
-    for (int r = cfg.start_row; r < rows; ++r)
-        spans[n++] = {data[r], in.addr + uint64_t(r) * in.stride, std::size_t(colsb)};
-    copy_or_fault(in, spans, n, cfg.start_row, false);
-    cfg.start_row = 0;
-}
-
-void do_tilestored(const Insn& in) {
-    const int t = in.tile_reg;
-    require_tile(in, t, "tile number");
-    check_start_row(in, t);
-    TileConfig& cfg = t_tiles.cfg;
-    const int rows = cfg.rows[t];
-    const int colsb = cfg.colsb[t];
-    Span spans[kMaxRows];
-    int n = 0;
-    for (int r = cfg.start_row; r < rows; ++r)
-        spans[n++] = {t_tiles.data[t][r], in.addr + uint64_t(r) * in.stride, std::size_t(colsb)};
-    copy_or_fault(in, spans, n, cfg.start_row, true);
+    for (int r = cfg.start_row; r < cfg.rows[t]; ++r)
+        spans[n++] = {data[r], in.addr + uint64_t(r) * in.stride, std::size_t(cfg.colsb[t])};
+    copy_or_fault(in, spans, n, cfg.start_row, to_program);
     cfg.start_row = 0;
 }
 
@@ -337,8 +324,8 @@ void execute(const Insn& in, bool vector_bf16) {
         case Op::tilerelease: do_tilerelease(); break;
         case Op::tilezero: do_tilezero(in); break;
         case Op::tileloadd:
-        case Op::tileloaddt1: do_tileloadd(in); break;
-        case Op::tilestored: do_tilestored(in); break;
+        case Op::tileloaddt1: move_tile_rows(in, false); break;
+        case Op::tilestored: move_tile_rows(in, true); break;
         case Op::tdpbf16ps: do_tdpbf16ps(in, vector_bf16); break;
         case Op::tdpbssd: do_tdpb_int8(in, {true, true}); break;
         case Op::tdpbsud: do_tdpb_int8(in, {true, false}); break;
