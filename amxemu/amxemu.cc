@@ -64,7 +64,7 @@ std::atomic<uint64_t> g_counts[kKinds];
 bool g_print_stats = false;
 // TDPBF16PS on AVX2 and FMA registers where the CPU has them (amxemu_bf16.h).
 bool g_vector_runs = false;
-bool g_vector_arithmetic = false;
+std::atomic<bool> g_vector_arithmetic{false};  // switched by the tests while other threads trap
 
 // ---------------------------------------------------------------------------------------------
 // The handler, and the program's own SIGILL disposition behind it.
@@ -152,7 +152,9 @@ void on_sigill(int sig, siginfo_t* info, void* uc_void) {
     const int saved_errno = errno;  // the memory copies may set it; the program must not see it
     ucontext_t* uc = static_cast<ucontext_t*>(uc_void);
     amxemu::Insn in;
-    if (!amxemu::decode(uc, &in, false)) {
+    // Only a SIGILL the CPU raised (si_code > 0: ILL_ILLOPN and the others) is an instruction to
+    // emulate; one sent by kill() or tgkill() (SI_USER, SI_TKILL) is the program's.
+    if (info->si_code <= 0 || !amxemu::decode(uc, &in, false)) {
         pass_on(sig, info, uc_void);
         errno = saved_errno;
         return;
@@ -170,7 +172,7 @@ void on_sigill(int sig, siginfo_t* info, void* uc_void) {
     // 2 traps for its 6 instructions). An encoding the hardware rejects is left to trap by
     // itself.
     for (;;) {
-        amxemu::execute(in, g_vector_arithmetic);
+        amxemu::execute(in, g_vector_arithmetic.load(std::memory_order_relaxed));
         g_counts[int(in.op)].fetch_add(1, std::memory_order_relaxed);
         uc->uc_mcontext.gregs[REG_RIP] += in.length;
         if (!amxemu::fetchable_after(uint64_t(uc->uc_mcontext.gregs[REG_RIP])) || !amxemu::decode(uc, &in, true))

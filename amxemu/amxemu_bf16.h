@@ -1,5 +1,5 @@
-// The arithmetic of TDPBF16PS, apart from the trap handler: amxemu.cc decodes the instruction
-// and checks the tiles (#UD), then calls this on the emulated tile data. Async-signal-safe: no
+// The arithmetic of TDPBF16PS, apart from the trap handler: amxemu_decode.cc decodes the
+// instruction and amxemu_tiles.cc checks the tiles (#UD), then calls this on their data. Async-signal-safe: no
 // locks, no allocation.
 #pragma once
 

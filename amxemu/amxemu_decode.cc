@@ -78,10 +78,11 @@ bool decode(const ucontext_t* uc, Insn* out, bool lookahead) {
     // encode (C5 implies map 0F), so C5 never starts one.
     if (p[i] != 0xc4) return false;
     const uint8_t v1 = p[i + 1];
+    // The map first: another instruction may end before the bytes an AMX one would have.
+    if ((v1 & 0x1f) != 0x02) return false;
     const uint8_t v2 = p[i + 2];
     const uint8_t opcode = p[i + 3];
     const uint8_t modrm = p[i + 4];
-    if ((v1 & 0x1f) != 0x02) return false;
     const int vex_r = (v1 & 0x80) ? 0 : 8;
     const int vex_x = (v1 & 0x40) ? 0 : 8;
     const int vex_b = (v1 & 0x20) ? 0 : 8;

@@ -1,5 +1,7 @@
 // Cost of the harness per trapped instruction: N traps of each kind, timed, in ns per
-// instruction. TILEZERO is almost all trap and decode; TDPBF16PS (16 x 16 x 32, full tiles)
+// instruction. The loops keep a branch between two instructions, so each is a trap of its own
+// (the harness runs AMX instructions that directly follow a trapping one in the same trap);
+// the count of traps is printed and checked. TILEZERO is almost all trap and decode; TDPBF16PS (16 x 16 x 32, full tiles)
 // adds 8192 emulated bf16 FMAs, TDPBSSD (16 x 16 x 64) 16384 byte products.
 // Usage: amxemu_bench [N]  (default 20000).
 #include <immintrin.h>
@@ -68,11 +70,17 @@ int main(int argc, char** argv) {
     std::printf("amxemu_bench: tilezero %.0f ns, tileloadd %.0f ns, tilestored %.0f ns, "
                 "tdpbf16ps(16x16x32) %.0f ns, tdpbssd(16x16x64) %.0f ns per trapped instruction\n",
                 zero_ns, load_ns, store_ns, tdp_ns, int8_ns);
-    std::printf("amxemu_bench: counted tilezero=%llu tileloadd=%llu tilestored=%llu tdpbf16ps=%llu tdpbssd=%llu\n",
+    std::printf("amxemu_bench: counted tilezero=%llu tileloadd=%llu tilestored=%llu tdpbf16ps=%llu tdpbssd=%llu "
+                "traps=%llu\n",
                 (unsigned long long)c.tilezero, (unsigned long long)c.tileloadd,
-                (unsigned long long)c.tilestored, (unsigned long long)c.tdpbf16ps, (unsigned long long)c.tdpbssd);
+                (unsigned long long)c.tilestored, (unsigned long long)c.tdpbf16ps, (unsigned long long)c.tdpbssd,
+                (unsigned long long)c.traps);
+    // One trap per instruction, but the configuration and the two loads before the timed loops
+    // and the release after them, which may share traps.
+    const unsigned long long timed = 3ULL * (unsigned long long)n + 2ULL * (unsigned long long)nd;
     const bool ok = c.tilezero == (unsigned long long)n && c.tileloadd == (unsigned long long)n + 2 &&
                     c.tilestored == (unsigned long long)n && c.tdpbf16ps == (unsigned long long)nd &&
-                    c.tdpbssd == (unsigned long long)nd;
+                    c.tdpbssd == (unsigned long long)nd && c.traps >= timed && c.traps <= timed + 4;
+    if (!ok) std::printf("amxemu_bench: FAIL: the counts are not one trap per timed instruction\n");
     return ok ? 0 : 1;
 }

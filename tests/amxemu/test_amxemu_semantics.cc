@@ -435,6 +435,35 @@ void back_to_back_instructions_share_a_trap(void** /*state*/) {
     expect_abort(back_to_back_zeros_then_bad_encoding, "VEX.W must be 0");
 }
 
+// The look ahead stops where the next instruction's 15 bytes would leave the page of the one
+// just run (amxemu_decode.h, fetchable_after): two TILEZEROs and a RET at the very end of an
+// executable page, the page after it inaccessible, take two traps. (Without the guard the
+// second TILEZERO, which lies in the first page, would be run in the first trap: one.)
+void look_ahead_stops_before_a_page_end(void** /*state*/) {
+    const long kPage = sysconf(_SC_PAGESIZE);
+    void* two = mmap(nullptr, 2 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(two != MAP_FAILED);
+    uint8_t* page = static_cast<uint8_t*>(two);
+    const uint8_t code[] = {0xc4, 0xe2, 0x7b, 0x49, 0xc0,   // tilezero tmm0
+                            0xc4, 0xe2, 0x7b, 0x49, 0xc8,   // tilezero tmm1
+                            0xc3};                          // ret
+    uint8_t* entry = page + kPage - sizeof(code);
+    std::memcpy(entry, code, sizeof(code));
+    assert_int_equal(mprotect(page, kPage, PROT_READ | PROT_EXEC), 0);
+    assert_int_equal(mprotect(page + kPage, kPage, PROT_NONE), 0);
+    TileCfg cfg;
+    cfg.tile(0, 16, 64).tile(1, 16, 64);
+    tile_loadconfig(&cfg);
+    amxemu_counts c;
+    amxemu_reset_counters();
+    reinterpret_cast<void (*)()>(entry)();
+    amxemu_counters(&c);
+    _tile_release();
+    munmap(two, 2 * kPage);
+    assert_int_equal(c.tilezero, 2);
+    assert_int_equal(c.traps, 2);
+}
+
 // ---- violations: each must abort with a message naming the instruction, tiles and shapes.
 void use_after_release() {
     TileCfg cfg;
@@ -627,6 +656,7 @@ int main() {
         cmocka_unit_test(tilezero_clears_whole_tile),
         cmocka_unit_test(counters_count_each_kind),
         cmocka_unit_test(back_to_back_instructions_share_a_trap),
+        cmocka_unit_test(look_ahead_stops_before_a_page_end),
         cmocka_unit_test(violations_abort_with_message),
         cmocka_unit_test(bad_addresses_abort_with_message),
     };
