@@ -23,6 +23,7 @@ extern "C" {
 #include "kernels/int8/crt_basis.h"
 #include "kernels/int8/crt_reconstruct.h"
 #include "kernels/int8/int8_facts.h"
+#include "kernels/runtime/cpu_features.h"
 #include "tests/common/rng.h"
 #include "tests/kernels/isa/isa_under_test.h"
 
@@ -79,6 +80,44 @@ void test_residues_match_definition(void**) {
                     fail_msg("isa %s: round(%.17g) mod %d = %d, want %d", isa_name(g_isa), v[i], basis.m[l],
                              out[l][64 + i], want);
             }
+    }
+}
+
+// Every basis of kInt8MinModuli to kInt8MaxModuli moduli, on values up to the largest its calls
+// can give (|q| < 2^(h - 1), h the larger half of its range, docs/fp64-int8.md, Section 2): on
+// the avx512 build, where the CPU has AVX-512 VNNI, the bases of up to 16 moduli take the
+// residues from the values' bytes (int8_residues_vnni.h), the larger ones the FP64 loop.
+void test_residues_of_every_basis(void**) {
+    const detail::Int8ResidueLoops& loops = *isa_kernels(g_isa).int8_residues;
+    if (g_isa == Isa::avx512 && !cpu_has_avx512_vnni())
+        print_message("no AVX-512 VNNI here: the avx512 run checks its FP64 loop, not the VNNI one\n");
+    amxblas::test::Rng r(29);
+    std::vector<double> v(kInt8BlockValues);
+    for (int count = kInt8MinModuli; count <= kInt8MaxModuli; ++count) {
+        const CrtBasis& basis = crt_basis(count);
+        const int h = basis.range_bits - basis.range_bits / 2;
+        std::vector<std::vector<std::int8_t>> out(basis.count, std::vector<std::int8_t>(kInt8BlockValues + 32));
+        std::int8_t* ptr[kInt8MaxModuli];
+        for (int l = 0; l < basis.count; ++l) ptr[l] = out[l].data();
+        for (int round = 0; round < 8; ++round) {
+            for (int i = 0; i < kInt8BlockValues; ++i) {
+                const int e = int(std::fabs(r.uniform()) * (h - 1));
+                double x = std::ldexp(r.uniform(), e);
+                if (i % 13 == 0) x = std::floor(x) + 0.5;                                   // a tie
+                if (i % 23 == 0) x = std::ldexp(r.uniform() > 0 ? 1 : -1, h - 1) * (1 - 0x1p-53);  // the largest
+                if (i % 37 == 0) x = i % 2 ? -0.0 : 0.0;
+                if (i % 41 == 0) x = (i % 2 ? -1 : 1) * (std::floor(std::fabs(x)) + 255.5);  // a tie past a byte
+                v[i] = x;
+            }
+            loops.residues(v.data(), basis, ptr, 32);
+            for (int l = 0; l < basis.count; ++l)
+                for (int i = 0; i < kInt8BlockValues; ++i) {
+                    const int want = symmetric_residue(exact_round(v[i]), basis.m[l]);
+                    if (out[l][32 + i] != want)
+                        fail_msg("isa %s, %d moduli: round(%.17g) mod %d = %d, want %d", isa_name(g_isa), count, v[i],
+                                 basis.m[l], out[l][32 + i], want);
+                }
+        }
     }
 }
 
@@ -545,6 +584,7 @@ int main() {
     g_isa = amxblas::test::isa_under_test("kernels_int8_residues_test");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_residues_match_definition),
+        cmocka_unit_test(test_residues_of_every_basis),
         cmocka_unit_test(test_digits_floor_and_cap),
         cmocka_unit_test(test_fold_matches_definition),
         cmocka_unit_test(test_crt_row_matches_definition),
