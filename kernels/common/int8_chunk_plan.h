@@ -35,7 +35,6 @@ struct Int8ChunkPlan {
 constexpr std::size_t kInt8BudgetBytes = std::size_t(56) << 20;
 constexpr int kInt8Tile = 32, kInt8Kstep = 64;                   // kAmxInt8Geometry's mr = nr, kstep
 constexpr int kInt8MaxChunkDepth = 4096;
-constexpr int kInt8KeptDepth = kInt8MaxChunkDepth;  // plan_int8_chunks: the deepest K whose op(A) chunk it keeps
 constexpr int kInt8OutBlock = 256;  // the writer's blocks: kBlockM x kBlockN FP64 per participant
 constexpr int kInt8GroupSide = 128;  // a task's square of micro-tiles (kernels/int8/int8_walk.h)
 
@@ -91,8 +90,8 @@ constexpr int kInt8BudgetParticipants = 4;
 // squares) leave threads waiting at each super-block's end: so the plan takes the chunking that
 // splits least counting op(A) as split per super-block, and then, among the chunkings with at
 // least two tasks a thread or as many tasks as that one (the fewer), the one that splits least
-// counting op(A) as the walk splits it (int8_a_packs) where K is at most kInt8KeptDepth, the
-// deepest chunk (kInt8MaxChunkDepth): a K of one chunk has no fold before the last, while K
+// counting op(A) as the walk splits it (int8_a_packs: once where K fits one chunk, at most
+// kInt8MaxChunkDepth deep): a K of one chunk has no fold before the last, while K
 // chunks fold every chunk's sums into kept residues of the whole super-block, C-sized work each
 // time. At N = 4096, 16 moduli, the one-chunk plan (768 x 64 x 4096: op(A) split once, op(B) six
 // times) against 1024 x 1024 x 1024 (each four times, four folds), phases measured with the
@@ -117,7 +116,7 @@ inline Int8ChunkPlan plan_int8_chunks(int m, int n, int k, int layers, bool sums
             const int counted = std::min(threads, kInt8BudgetParticipants);
             if (int8_chunk_bytes(ch, layers, sums, kc >= kp, counted) > kInt8BudgetBytes || tasks(ch) < min_tasks)
                 return;
-            const int a_packs = a_kept && kc <= kInt8KeptDepth ? int8_a_packs(ch, n, k) : (n + nc - 1) / nc;
+            const int a_packs = a_kept ? int8_a_packs(ch, n, k) : (n + nc - 1) / nc;
             const double splits = double(m) * k * a_packs + double(k) * n * ((m + mc - 1) / mc);
             const double reductions = double(m) * n * ((k + kc - 1) / kc);
             const double cost = splits + reductions;

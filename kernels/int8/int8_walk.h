@@ -37,9 +37,9 @@
 
 namespace amxblas::kernels {
 
-// K steps per micro-kernel call: 2048 K values, so that K up to 2048 (every chunk the plan keeps
-// op(A) along a row for) is one call per tile and layer, with no INT32 tile added into another;
-// well inside the kernels' exact range (kInt8MaxPanelDepth = 2^16).
+// K steps per micro-kernel call: 2048 K values, so that a chunk of up to 2048 is one call per
+// tile and layer, and the deepest chunk (kInt8MaxChunkDepth = 4096) two, the second adding into
+// the first's INT32 tile; well inside the kernels' exact range (kInt8MaxPanelDepth = 2^16).
 constexpr int kInt8PanelSteps = 32;
 constexpr int kInt8GroupTiles = 4;   // 4 x 4 micro-tiles per task
 static_assert(kInt8GroupTiles * kInt8Tile == kInt8GroupSide, "int8_chunk_plan.h counts a group's residues");

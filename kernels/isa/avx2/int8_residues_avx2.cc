@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/common/pow2.h"
 #include "kernels/isa/int8_residue_loops.h"
 
 namespace amxblas::kernels::detail {

@@ -9,7 +9,6 @@
 
 #include "kernels/isa/avx512/int8_residues_vnni.h"
 #include "kernels/isa/avx512/transpose_avx512.h"
-#include "kernels/common/pow2.h"
 #include "kernels/isa/int8_residue_loops.h"
 #include "kernels/runtime/cpu_features.h"
 
