@@ -24,19 +24,13 @@ T scalar_value(CblasScalar<T> s) {
     else return s;
 }
 
-template <typename T, typename Int>
-void cblas_gemm(Routine r, int layout, int transa, int transb, Int m, Int n, Int k,
-                CblasScalar<T> alpha, const T* a, Int lda, const T* b, Int ldb,
-                CblasScalar<T> beta, T* c, Int ldc) {
-    auto forward = [&] {
-        real<CblasGemmFn<T, Int>>(r)(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
-                                     beta, c, ldc);
-    };
-    if (ReentryGuard::held()) return forward();
-    ReentryGuard guard;
-    say_configuration_warnings();  // the first call of the process tree says them
-    if (forwarded_at_once<T>(m, n, k, scalar_value<T>(alpha))) return forward();
-
+// A call past the fast path (forwarded_at_once): its record, its decision, its run; returns
+// the flags its result owes the caller (dispatch_gemm). Out of line, as fortran_gemm_decided.
+template <typename T, typename Int, typename Forward>
+__attribute__((noinline)) unsigned cblas_gemm_decided(Routine r, int layout, int transa, int transb, Int m, Int n,
+                                                      Int k, CblasScalar<T> alpha, const T* a, Int lda, const T* b,
+                                                      Int ldb, CblasScalar<T> beta, T* c, Int ldc,
+                                                      const Forward& forward) {
     const char ta = trans_char(transa), tb = trans_char(transb);
     CallRecord rec{};
     rec.routine = r;
@@ -55,14 +49,34 @@ void cblas_gemm(Routine r, int layout, int transa, int transb, Int m, Int n, Int
     kernels::GemmArgs<T> args{};
     if (layout == kCblasColMajor) {
         args = {ta, tb, mi, ni, ki, al, a, lda, b, ldb, be, c, ldc};
-        dispatch_gemm(rec, args, m, n, k, forward);
-    } else if (layout == kCblasRowMajor) {
-        args = {tb, ta, ni, mi, ki, al, b, ldb, a, lda, be, c, ldc};
-        dispatch_gemm(rec, args, n, m, k, forward);
-    } else {
-        args.transa = 0;  // invalid: the policy forwards it and the real cblas_xerbla reports
-        dispatch_gemm(rec, args, m, n, k, forward);
+        return dispatch_gemm(rec, args, m, n, k, forward);
     }
+    if (layout == kCblasRowMajor) {
+        args = {tb, ta, ni, mi, ki, al, b, ldb, a, lda, be, c, ldc};
+        return dispatch_gemm(rec, args, n, m, k, forward);
+    }
+    args.transa = 0;  // invalid: the policy forwards it and the real cblas_xerbla reports
+    return dispatch_gemm(rec, args, m, n, k, forward);
+}
+
+template <typename T, typename Int>
+void cblas_gemm(Routine r, int layout, int transa, int transb, Int m, Int n, Int k,
+                CblasScalar<T> alpha, const T* a, Int lda, const T* b, Int ldb,
+                CblasScalar<T> beta, T* c, Int ldc) {
+    auto forward = [&] {
+        real<CblasGemmFn<T, Int>>(r)(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                     beta, c, ldc);
+    };
+    if (ReentryGuard::held()) return forward();
+    unsigned owed_flags = 0;
+    {
+        ReentryGuard guard;
+        say_configuration_warnings();  // the first call of the process tree says them
+        if (forwarded_at_once<T>(m, n, k, scalar_value<T>(alpha))) return forward();
+        owed_flags = cblas_gemm_decided(r, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                                        forward);
+    }
+    raise_in_caller_environment(owed_flags);  // out of the call: a trap's longjmp leaves nothing held
 }
 
 // The exported symbols take every integer as a 64-bit register or stack slot. For a 32-bit

@@ -84,8 +84,12 @@ inline bool forwarded_at_once(std::int64_t m, std::int64_t n, std::int64_t k, co
 // rec arrives with the caller's view of the call (layout, transposes, sizes) filled in; m, n
 // and k are the column-major sizes as the caller passed them (args holds them as int, which
 // is exact whenever the policy lets the call reach args: it forwards larger ones).
+// Returns the flags a routed call's result owes its caller (shim/result_flags.h), for the entry
+// point to raise once it has left the call (its re-entry guard released): a caller who traps
+// them and leaves its handler by a longjmp then leaves the library in no call, its call logged
+// and its threads given back.
 template <typename T, typename Forward>
-void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_t m,
+[[nodiscard]] unsigned dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_t m,
                    std::int64_t n, std::int64_t k, Forward&& forward) {
     using Clock = std::chrono::steady_clock;
     const Settings& s = settings();
@@ -119,11 +123,11 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
     record_on_entry(s, d, args);  // AMXBLAS_RECORD_ALL=1: before anything writes C
     const char* reason = d.reason;
     kernels::Fp64AutoReport report;
+    unsigned owed_flags = 0;
     if (d.route == Route::beta_scale) {
         beta_scale(args);
     } else if (d.route != Route::forward) {
         const RoutedCallShare share(d.threads);
-        unsigned flags = 0;
         {
             const kernels::LibraryFpEnvironment own_arithmetic;  // the caller's comes back after it
             reason = check_domain(args, d.threads);
@@ -138,10 +142,9 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
                 opt.workspace_cap_bytes = s.workspace_cap_bytes;
                 opt.amx_emulator = hardware().amx_emulator;
                 reason = kernels::emulate_gemm(args, opt);
-                if (!reason) flags = result_flags(args, own_arithmetic.raised());
+                if (!reason) owed_flags = result_flags(args, own_arithmetic.raised());
             }
         }
-        raise_in_caller_environment(flags);
     }
     const bool forwarded = d.route == Route::forward || (d.route != Route::beta_scale && reason);
     if (forwarded) {
@@ -151,7 +154,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
         forward();
     }
 
-    if (s.verbose == 0) return;
+    if (s.verbose == 0) return owed_flags;
     const kernels::LibraryFpEnvironment own_arithmetic;  // the log's rates and times
     log_routing_outlook_once();
     if (costs) log_cost_model_note_once();
@@ -178,6 +181,7 @@ void dispatch_gemm(CallRecord rec, const kernels::GemmArgs<T>& args, std::int64_
         rec.predicted_s = d.route == Route::forward ? d.predicted_blas_s : forwarded ? 0 : d.predicted_routed_s;
     rec.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     log_call(rec);
+    return owed_flags;
 }
 
 }  // namespace amxblas

@@ -10,7 +10,7 @@ namespace {
 // A call past the fast path (forwarded_at_once): its record, its decision, its run.
 // Out of line, so that the fast path does not pay for this one's frame.
 template <typename T, typename Int, typename Forward>
-__attribute__((noinline)) void fortran_gemm_decided(Routine r, const char* ta, const char* tb, const Int* m,
+__attribute__((noinline)) unsigned fortran_gemm_decided(Routine r, const char* ta, const char* tb, const Int* m,
                                                     const Int* n, const Int* k, const T* alpha, const T* a,
                                                     const Int* lda, const T* b, const Int* ldb, const T* beta, T* c,
                                                     const Int* ldc, const Forward& forward) {
@@ -28,7 +28,7 @@ __attribute__((noinline)) void fortran_gemm_decided(Routine r, const char* ta, c
     const kernels::GemmArgs<T> args{*ta, *tb, static_cast<int>(*m), static_cast<int>(*n),
                                     static_cast<int>(*k), *alpha, a, *lda, b, *ldb, *beta, c,
                                     *ldc};
-    dispatch_gemm(rec, args, *m, *n, *k, forward);
+    return dispatch_gemm(rec, args, *m, *n, *k, forward);
 }
 
 template <typename T, typename Int>
@@ -42,10 +42,14 @@ void fortran_gemm(Routine r, const char* ta, const char* tb, const Int* m, const
                                        ta_len, tb_len);
     };
     if (ReentryGuard::held()) return forward();
-    ReentryGuard guard;
-    say_configuration_warnings();  // the first call of the process tree says them
-    if (forwarded_at_once(*m, *n, *k, *alpha)) return forward();
-    fortran_gemm_decided(r, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, forward);
+    unsigned owed_flags = 0;
+    {
+        ReentryGuard guard;
+        say_configuration_warnings();  // the first call of the process tree says them
+        if (forwarded_at_once(*m, *n, *k, *alpha)) return forward();
+        owed_flags = fortran_gemm_decided(r, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, forward);
+    }
+    raise_in_caller_environment(owed_flags);  // out of the call: a trap's longjmp leaves nothing held
 }
 
 // A 32-bit-integer name (dgemm_) whose real routine takes 64-bit integers, as in an ILP64

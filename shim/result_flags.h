@@ -8,7 +8,8 @@
 // in-domain inputs (tests/kernels/driver/kernels_fenv_test.cc checks the rest raises neither), so C is
 // read again only when the library's arithmetic raised one of them. The flag is raised by an
 // operation that raises it, in the caller's environment: a caller who unmasked it gets the
-// SIGFPE the real BLAS would have given, at the end of the call instead of inside it.
+// SIGFPE the real BLAS would have given, at the end of the call instead of inside it, when the
+// library holds nothing of the call any more.
 #pragma once
 
 #include <cfloat>
@@ -63,7 +64,8 @@ unsigned result_flags(const kernels::GemmArgs<T>& a, unsigned raised) {
     return (inf ? raised & mx::kOverflow : 0) | (nan ? raised & mx::kInvalid : 0);
 }
 
-// In the caller's environment, after the scope ended: raises those flags.
+// In the caller's environment, once the call has left the library (its threads given back, its
+// line logged, its re-entry guard released: shim/gemm_dispatch.h): raises those flags.
 inline void raise_in_caller_environment(unsigned flags) {
     if (flags & kernels::mxcsr::kOverflow) detail::raise_overflow();
     if (flags & kernels::mxcsr::kInvalid) detail::raise_invalid();
