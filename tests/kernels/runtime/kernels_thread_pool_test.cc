@@ -17,6 +17,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "kernels/common/fp_environment.h"
 #include "kernels/runtime/thread_pool.h"
 
 namespace kn = amxblas::kernels;
@@ -106,6 +107,55 @@ void waits_for_started_workers(void**) {
     }
 }
 
+// A worker runs each job under its poster's MXCSR (kernels/common/fp_environment.h), whatever
+// the worker was left with, and the flags it raises reach the poster's scope: a first job leaves
+// participant 1 rounding toward zero with FTZ; in the second, under a caller that rounds toward
+// zero and flushes to zero outside its scope, participant 1 overflows while participant 0 waits.
+struct EnvironmentTask : kn::ParallelTask {
+    bool spoil = false;  // participant 1 leaves its MXCSR rounding toward zero with FTZ
+    std::atomic<bool> worker_ran{false};
+    std::atomic<unsigned> worker_mxcsr{0};
+    void run(int participant) override {
+        if (participant == 1) {
+            worker_mxcsr = kn::read_mxcsr();
+            if (spoil) {
+                kn::write_mxcsr(worker_mxcsr | kn::mxcsr::kRounding | kn::mxcsr::kFlushToZero);
+            } else {
+                volatile double big = 1e308;
+                big = big * 10;
+            }
+            worker_ran = true;
+            return;
+        }
+        // Up to 5 s for a worker to join; without one the caller returns and the test skips.
+        for (int i = 0; i < 5000 && !worker_ran; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+};
+
+void workers_take_the_library_environment_and_give_back_their_flags(void**) {
+    EnvironmentTask spoiler;
+    spoiler.spoil = true;
+    kn::run_parallel(2, spoiler);
+    const unsigned caller = kn::read_mxcsr();
+    kn::write_mxcsr((caller & ~kn::mxcsr::kFlags) | kn::mxcsr::kRounding | kn::mxcsr::kFlushToZero);
+    EnvironmentTask task;
+    unsigned raised;
+    {
+        const kn::LibraryFpEnvironment own_arithmetic;
+        kn::run_parallel(2, task);
+        raised = own_arithmetic.raised();
+    }
+    const unsigned after = kn::read_mxcsr();
+    kn::write_mxcsr(caller);
+    if (!spoiler.worker_ran || !task.worker_ran) {
+        print_message("no pool worker joined within 5 s: nothing to check\n");
+        skip();
+    }
+    assert_int_equal(task.worker_mxcsr & ~kn::mxcsr::kFlags, kn::mxcsr::kLibrary);
+    assert_true(raised & kn::mxcsr::kOverflow);
+    assert_int_equal(after & ~kn::mxcsr::kFlags, kn::mxcsr::kRounding | kn::mxcsr::kFlushToZero | kn::mxcsr::kMasks);
+}
+
 void fork_child_gets_its_own_workers(void**) {
     assert_int_equal(run_and_count_errors(2, 100), 0);
     assert_true(kn::pool_workers() >= 1);
@@ -131,6 +181,7 @@ int main() {
         cmocka_unit_test(every_index_once),
         cmocka_unit_test(concurrent_callers),
         cmocka_unit_test(waits_for_started_workers),
+        cmocka_unit_test(workers_take_the_library_environment_and_give_back_their_flags),
         cmocka_unit_test(fork_child_gets_its_own_workers),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
