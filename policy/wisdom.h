@@ -63,7 +63,8 @@ struct WisdomEntry {
 // ("line 12: ...") and *out empty, for anything that is not a well-formed file.
 bool parse_wisdom(const std::string& text, std::vector<WisdomEntry>* out, std::string* why);
 
-// The text of a file of these entries (parse_wisdom reads back the same keys and numbers).
+// The text of a file of these entries (parse_wisdom reads back the same keys, and the numbers
+// to the 6 significant digits written).
 std::string format_wisdom(const std::vector<WisdomEntry>& entries);
 
 // The entry whose key equals `key`, or nullptr; then *mismatch says how the nearest entry's key

@@ -83,7 +83,10 @@ bool read_file(const std::string& path, std::string* text, std::string* why) {
 // file meanwhile sees the old one or the new one, never half of one.
 bool write_file(const std::string& path, const std::string& text, std::string* why) {
     make_parents(path);
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
+    // Named by host and pid: nodes sharing a home directory may run it at the same pid.
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const std::string tmp = path + ".tmp." + host + "." + std::to_string(getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == ssize_t(text.size());
     if (fd >= 0) ok = ::close(fd) == 0 && ok;
@@ -233,6 +236,15 @@ int main(int argc, char** argv) {
     if (!old.empty() && !parse_wisdom(old, &entries, &why)) {
         std::fprintf(stderr, "amxblas-calibrate: %s is not a wisdom file (%s): not overwritten; remove it or give --out\n",
                      out.c_str(), why.c_str());
+        return 1;
+    }
+    // The entry as every reader will parse it: a constant outside the parser's ranges (a fit
+    // near zero whose rate passes 1e16, say) would make programs refuse the whole file, the
+    // other machines' entries with it, and this tool refuse to update it.
+    std::vector<WisdomEntry> readback;
+    if (!parse_wisdom(format_wisdom({entry}), &readback, &why)) {
+        std::fprintf(stderr, "amxblas-calibrate: the measured entry would not read back (%s): %s not written; "
+                     "calibrate again\n", why.c_str(), out.c_str());
         return 1;
     }
     put_wisdom(&entries, entry);
