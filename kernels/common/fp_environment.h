@@ -7,9 +7,8 @@
 // FTZ and DAZ (Intel compilers at -O2, -ffast-math), flags it reads after the call (numpy).
 // The library's own arithmetic needs the default environment: the FP64 engines' exactness and
 // the certificates' error bounds assume IEEE round-to-nearest-even with gradual underflow, and
-// some of its evaluations may overflow or produce a NaN on purpose where the value is then
-// discarded or compared. So every piece of the library's own arithmetic (the cost model, the
-// domain checks, the kernels on every participating thread, the log) runs under kLibraryMxcsr,
+// none of its work may trap on an exception the caller unmasked. So every piece of the library's own arithmetic (the cost model, the
+// domain checks, the kernels on every participating thread, the log) runs under mxcsr::kLibrary,
 // in a LibraryFpEnvironment scope, which gives the caller's MXCSR back as it was, flags
 // included. Only the real BLAS (a forwarded call) and C := BETA*C (route beta-scale, which the
 // reference BLAS also computes under the caller's environment) run under the caller's.
@@ -47,7 +46,7 @@ inline void write_mxcsr(unsigned value) { _mm_setcsr(value); }
 inline bool rounds_to_nearest(unsigned caller_mxcsr) { return (caller_mxcsr & mxcsr::kRounding) == 0; }
 
 // A scope of the library's own arithmetic on this thread: saves the caller's MXCSR, loads
-// kLibraryMxcsr (flags cleared), and loads the caller's back, bit for bit, when it ends. The
+// mxcsr::kLibrary (flags cleared), and loads the caller's back, bit for bit, when it ends. The
 // thread pool runs each job under the MXCSR of the thread that posted it (flags cleared) and
 // gathers the flags its workers raised into that thread's (kernels/runtime/thread_pool.h), so
 // raised() covers the whole parallel computation.
