@@ -176,7 +176,7 @@ bool needs_thread_facts(const GemmCall& call, const Settings& settings);
 // precision the settings do not route, or with a size below AMXBLAS_MIN_N (an invalid or empty
 // call is forwarded too). Inline, without floating-point arithmetic or a lookup: the shim's
 // path for such calls when there is nothing to log or record, which must cost next to nothing
-// next to the real BLAS's own tiny call (tests/policy/test_route.cc checks it against decide()).
+// next to the real BLAS's own tiny call (tests/policy/test_fast_path.cc checks it against decide()).
 inline bool forwarded_whatever_else(Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
                                     bool alpha_is_zero, const Settings& s) {
     if (k == 0 || alpha_is_zero) return false;

@@ -1,6 +1,7 @@
 #include "shim/wisdom.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,9 +31,18 @@ namespace {
 // A file's text, at most kWisdomMaxBytes + 1 bytes (more is refused by the parser); false with
 // errno's text in *why when it cannot be read.
 bool read_text(const std::string& path, std::string* text, std::string* why) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Non-blocking, and a regular file only: a FIFO or device named by AMXBLAS_WISDOM must not
+    // hold a BLAS call.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         *why = std::strerror(errno);
+        return false;
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        *why = "not a regular file";
+        errno = EINVAL;
         return false;
     }
     text->clear();
@@ -74,7 +84,7 @@ ParsedFile parse_file(const Settings& s) {
     if (f.path.empty()) return f;
     std::string text;
     if (!read_text(f.path, &text, &f.why)) {
-        f.missing = errno == ENOENT;
+        f.missing = errno == ENOENT || errno == ENOTDIR;
         f.why = "cannot be read (" + f.why + ")";
         return f;
     }
@@ -118,7 +128,7 @@ CostSource source_from(const ParsedFile& f, const WisdomKey& key, kernels::Backe
 constexpr const char* kCalibrateHint = "amxblas-run --calibrate measures them";
 
 // The log's note on the constants in use, set with the first table (process_cost_table).
-std::string g_note;
+std::string& g_note = *new std::string;  // never destroyed: calls may outlive exit()
 std::atomic<bool> g_note_ready{false};
 
 }  // namespace

@@ -6,8 +6,8 @@
 #             real BLAS runs at 1 kFLOP/s: the model predicts every call to gain and routes all
 #             24; the log's note names the file; every result is still exact
 #   slow      an entry whose phases take a second per step: every call forwarded, cost:no-gain
-#   corrupt   a damaged file: one warning on stderr, and the decisions, predictions and results
-#             of the built-in constants (all forwarded, as without wisdom)
+#   corrupt   a damaged file, and a FIFO: one warning on stderr, and the decisions, predictions
+#             and results of the built-in constants (all forwarded, as without wisdom)
 #   foreign   a well-formed file for another CPU: one warning naming why, the built-in decisions
 #   settings  entries for this machine and BLAS with another thread count: no warning, the note says
 #   missing   no AMXBLAS_WISDOM and no file at the per-user default: no warning, the note says so
@@ -56,7 +56,12 @@ case $mode in
             --output-count "warning" 1 -- "$program" 256 256 256 || exit 1
         head -c 3000 /dev/urandom > "$work/wisdom"
         "$run" "$lib" "${common[@]}" --env AMXBLAS_WISDOM="$work/wisdom" "${forwarded_as_built_in[@]}" \
-            --output-count "is not a valid wisdom file" 1 -- "$program" 256 256 256 ;;
+            --output-count "is not a valid wisdom file" 1 -- "$program" 256 256 256 || exit 1
+        # A FIFO nobody writes: refused at once (not a regular file), never waited on.
+        mkfifo "$work/fifo" || exit 1
+        timeout 60 "$run" "$lib" "${common[@]}" --env AMXBLAS_WISDOM="$work/fifo" "${forwarded_as_built_in[@]}" \
+            --output-count "amxblas: warning: wisdom $work/fifo cannot be read (not a regular file)" 1 \
+            -- "$program" 256 256 256 ;;
     foreign)
         entry_with "blas-time sgemm 0 1000 0 0 0" "blas-time dgemm 0 1000 0 0 0" |
             sed 's/^  cpu .*/  cpu AuthenticAMD family 26 model 2 stepping 0: another machine/' > "$work/wisdom"
