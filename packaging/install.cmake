@@ -57,9 +57,7 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/variants.def
              ${CMAKE_CURRENT_LIST_DIR}/../kernels/common/backends.def)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBEXECDIR}")
-  string(REPLACE "\"$prefix/$installed_libexecdir/amxblas/amxblas-explain\"" "\"$installed_libexecdir/amxblas/amxblas-explain\""
-         amxblas_run_installed "${amxblas_run_installed}")
-  string(REPLACE "\"$prefix/$installed_libexecdir/amxblas/amxblas-calibrate\"" "\"$installed_libexecdir/amxblas/amxblas-calibrate\""
+  string(REPLACE "\"$prefix/$installed_libexecdir/amxblas/$name\"" "\"$installed_libexecdir/amxblas/$name\""
          amxblas_run_installed "${amxblas_run_installed}")
 endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
