@@ -30,21 +30,14 @@
 #include "shim/hardware.h"
 #include "shim/wisdom.h"
 #include "bench/real_blas_threads.h"
+#include "bench/sweep_shapes.h"
 
 using namespace amxblas;
 using namespace amxblas::calibrate;
 
 namespace {
 
-const char* kSweep =
-    "128x128x128 256x256x256 384x384x384 512x512x512 768x768x768 2048x64x256 4096x32x128 1024x128x128 3000x48x200 "
-    "64x2048x256 32x4096x128 128x1024x128 48x3000x200 64x64x4096 128x128x2048 256x256x1024 96x96x2048 "
-    "512x512x32 1024x1024x16 768x768x64 32x32x32 64x64x64 16x16x16 48x24x40 300x200x100 100x300x500";
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // The shape classes of the table, by the call's proportions.
 std::string shape_class(int m, int n, int k) {
@@ -110,7 +103,7 @@ struct Totals {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string blas_name, wisdom, dft_dir, shapes = kSweep;
+    std::string blas_name, wisdom, dft_dir, shapes = bench::kSweepShapes;
     kernels::Backend backend = kernels::Backend::reference;
     bool backend_given = false;
     // The routed calls' threads as the library takes them (AMXBLAS_NUM_THREADS, OMP_NUM_THREADS, cores).
@@ -213,7 +206,7 @@ int main(int argc, char** argv) {
         const bool by_builtin = decide(call, s, hw, &builtin).route != Route::forward;
         const Decision by_wisdom = decide(call, s, hw, &cal.table);
         const bool by_calibrated = by_wisdom.route != Route::forward;
-        const double fwd = median(c.forward), rt = median(c.route);
+        const double fwd = bench::median_of_rounds(c.forward), rt = bench::median_of_rounds(c.route);
         // The calls the calibrated model sent the slower way by more than 5%, listed after the
         // table: where its misses come from.
         if (by_calibrated ? rt > 1.05 * fwd : fwd > 1.05 * rt) {

@@ -25,25 +25,15 @@
 #include "shim/hardware.h"
 #include "shim/wisdom.h"
 #include "bench/real_blas_threads.h"
+#include "bench/sweep_shapes.h"
 
 using namespace amxblas;
 using namespace amxblas::calibrate;
 
 namespace {
 
-// The sweep: 26 shapes; with each of the four routines, 104 rows.
-const char* kSweep =
-    "128x128x128 256x256x256 384x384x384 512x512x512 768x768x768 "    // square
-    "2048x64x256 4096x32x128 1024x128x128 3000x48x200 "                // tall-skinny
-    "64x2048x256 32x4096x128 128x1024x128 48x3000x200 "                // short-wide
-    "64x64x4096 128x128x2048 256x256x1024 96x96x2048 "                 // deep K
-    "512x512x32 1024x1024x16 768x768x64 "                              // small K
-    "32x32x32 64x64x64 16x16x16 48x24x40 300x200x100 100x300x500";     // small, odd
+    // small, odd
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? NAN : v[v.size() / 2];
-}
 
 struct Case {
     int routine, m, n, k;
@@ -76,7 +66,7 @@ bool parse_fp64(const std::string& s, Fp64Route* r, Settings* settings) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string blas_name, wisdom, routines = "sgemm dgemm cgemm zgemm", shapes = kSweep, fp64 = "auto";
+    std::string blas_name, wisdom, routines = "sgemm dgemm cgemm zgemm", shapes = bench::kSweepShapes, fp64 = "auto";
     kernels::Backend backend = kernels::Backend::reference;
     bool backend_given = false;
     // The routed calls' threads as the library takes them (AMXBLAS_NUM_THREADS, OMP_NUM_THREADS, cores).
@@ -166,7 +156,7 @@ int main(int argc, char** argv) {
         const Route r = call.precision == Precision::fp32 ? Route::amx_fp32 : fp64_route(settings.fp64_engine, settings.fp64_products);
         const CostPrediction pb = predict_cost(cost_input(call, r, settings, backend, threads), builtin);
         const CostPrediction pc = predict_cost(cost_input(call, r, settings, backend, threads, &cal.table), cal.table);
-        const double routed = median(c.routed), blas = median(c.blas);
+        const double routed = bench::median_of_rounds(c.routed), blas = bench::median_of_rounds(c.blas);
         const double e[4] = {pb.routed_s / routed - 1, pc.routed_s / routed - 1, pb.blas_s / blas - 1, pc.blas_s / blas - 1};
         ++rows;
         routed_bi += std::fabs(e[0]) <= 0.25, routed_cal += std::fabs(e[1]) <= 0.25;
