@@ -130,8 +130,7 @@ void int8_fold_avx512(int mi, const std::int32_t* sum, bool first, int times, co
 // (int8_residues_vnni.h); else the FP64 loop above. The same bytes either way.
 #if AMXBLAS_BUILT_AVX512_VNNI
 void int8_residues_dispatch(const double* v, const CrtBasis& basis, std::int8_t* const* out, std::size_t at) {
-    static const bool vnni = cpu_has_avx512_vnni();
-    if (vnni && int8_residues_vnni_takes(basis)) int8_residues_vnni(v, basis, out, at);
+    if (cpu_has_avx512_vnni() && int8_residues_vnni_takes(basis)) int8_residues_vnni(v, basis, out, at);
     else int8_residues(v, basis, out, at);
 }
 #else

@@ -128,6 +128,8 @@ void test_add_fp32(void**) {
 // there does not survive) and not, and an alpha and beta whose products would round otherwise if
 // fused.
 void test_write_fp64(void**) {
+    if (!cpu_has_avx512_split())
+        print_message("no AVX-512 here: the portable tables' write_fp64 only, not the avx512 one\n");
     kt::Rng g(11);
     constexpr int kLd = 256, kLdc = 41;
     std::vector<double> acc(std::size_t(40) * kLd);
